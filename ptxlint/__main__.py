@@ -1,0 +1,3 @@
+from ptxlint.cli import main
+
+main()

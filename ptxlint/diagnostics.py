@@ -1,0 +1,61 @@
+"""What a rule reports: a diagnostic with a primary span, labelled related spans, notes and an
+optional path witness. Renderers consume these; they know nothing of PTX."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from ptxlint.source import SourceFile, Span
+
+
+class Severity(enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+    @property
+    def rank(self) -> int:
+        """Higher is more severe; used to sort summaries."""
+        return {"error": 2, "warning": 1, "note": 0}[self.value]
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """A secondary location with a short message ("the divergent source is here")."""
+
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One finding.
+
+    ``labels`` are related locations (SARIF ``relatedLocations``), ``witness`` is an ordered path
+    of locations that leads to the bug (SARIF ``codeFlows``), ``notes`` and ``help`` are free text.
+    Messages are lowercase facts with PTX in backticks; the why and the fix live in the rule docs.
+    """
+
+    code: str
+    name: str
+    severity: Severity
+    message: str
+    span: Span
+    labels: tuple[Label, ...] = ()
+    notes: tuple[str, ...] = ()
+    help: str | None = None
+    witness: tuple[Label, ...] = ()
+
+    def sort_key(self) -> tuple[int, int, str]:
+        return (self.span.line, self.span.column, self.code)
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    """Everything known about one input after linting it."""
+
+    path: str
+    diagnostics: tuple[Diagnostic, ...] = ()
+    source: SourceFile | None = field(default=None, repr=False)
+    error: str | None = None  # an I/O or decoding problem that stopped the file from being linted

@@ -1,0 +1,391 @@
+"""The intermediate representation every analysis runs on: plain frozen data, no behaviour
+beyond convenience accessors, no knowledge of tree-sitter.
+
+A :class:`Module` holds functions; a :class:`Function` holds its instructions in textual order,
+flattened out of nested ``{ }`` scopes (each instruction remembers its scope, because labels and
+registers are scoped). Operands are typed; destinations are a prefix of the operand list whose
+length lowering takes from the ISA (``st`` has none, ``setp p|q`` has one pair).
+
+Positions are :class:`~ptxlint.source.Span` byte ranges with 1-based line and column.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from ptxlint.source import SourceFile, Span
+
+# ----------------------------------------------------------------------------- operands
+
+
+@dataclass(frozen=True, slots=True)
+class Register:
+    """A declared register (`%r1`, `p`, `%rd<2>`'s `%rd1`)."""
+
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class SpecialRegister:
+    """A predefined read-only register (`%tid.x`, `%laneid`, `%cluster_ctarank`)."""
+
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """A name that is not a register: a label, function, variable or parameter."""
+
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Immediate:
+    """An integer or floating-point constant, including folded constant expressions (`-1`)."""
+
+    value: int | float
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Expression:
+    """A constant expression that could not be folded (it mentions symbols or registers)."""
+
+    names: tuple[Register | SpecialRegister | Symbol, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Address:
+    """A memory operand: ``[base+offset]``; ``extra`` holds what follows a comma, as in the
+    tensor-map form ``[tmap, {x, y}]``."""
+
+    base: Register | Symbol | Immediate | Expression | None
+    offset: int
+    span: Span
+    extra: tuple[Operand, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Vector:
+    """A brace vector ``{a, b, c}``."""
+
+    elements: tuple[Operand, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Sink:
+    """The bit bucket ``_``."""
+
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """A paired destination ``p|q`` (setp, elect.sync, shfl.sync, match.all, lop3)."""
+
+    first: Operand
+    second: Operand
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Negated:
+    """A negated predicate source ``!p``."""
+
+    operand: Operand
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ArgumentList:
+    """A parenthesised list in a ``call``: return parameters or arguments."""
+
+    elements: tuple[Operand, ...]
+    span: Span
+
+
+Operand = Union[
+    Register,
+    SpecialRegister,
+    Symbol,
+    Immediate,
+    Expression,
+    Address,
+    Vector,
+    Sink,
+    Pair,
+    Negated,
+    ArgumentList,
+]
+
+
+def registers_in(operand: Operand) -> tuple[Register, ...]:
+    """Every register an operand mentions, in textual order (addresses, vectors, pairs)."""
+    if type(operand) is Register:
+        return (operand,)
+    found: list[Register] = []
+    _collect_registers(operand, found)
+    return tuple(found)
+
+
+def _collect_registers(operand: Operand, found: list[Register]) -> None:
+    kind = type(operand)
+    if kind is Register:
+        found.append(operand)  # type: ignore[arg-type]
+    elif kind is Vector or kind is ArgumentList:
+        for element in operand.elements:  # type: ignore[union-attr]
+            _collect_registers(element, found)
+    elif kind is Address:
+        if operand.base is not None:  # type: ignore[union-attr]
+            _collect_registers(operand.base, found)  # type: ignore[union-attr]
+        for element in operand.extra:  # type: ignore[union-attr]
+            _collect_registers(element, found)
+    elif kind is Pair:
+        _collect_registers(operand.first, found)  # type: ignore[union-attr]
+        _collect_registers(operand.second, found)  # type: ignore[union-attr]
+    elif kind is Negated:
+        _collect_registers(operand.operand, found)  # type: ignore[union-attr]
+    elif kind is Expression:
+        for name in operand.names:  # type: ignore[union-attr]
+            _collect_registers(name, found)
+
+
+# ----------------------------------------------------------------------------- instructions
+
+
+@dataclass(frozen=True, slots=True)
+class Opcode:
+    """An opcode split into its base and ordered modifiers.
+
+    ``tcgen05.wait::ld.sync.aligned`` has base ``tcgen05`` and modifiers
+    ``("wait::ld", "sync", "aligned")``. Equal texts share one Opcode object.
+    """
+
+    text: str
+    base: str
+    modifiers: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        """The base with its first modifier when that names the operation (`tcgen05.ld`)."""
+        return self.text
+
+    def has(self, modifier: str) -> bool:
+        return modifier in self.modifiers
+
+    def modifier_with_prefix(self, prefix: str) -> str | None:
+        """The first modifier starting with ``prefix`` (`cta_group::` → `cta_group::2`)."""
+        for modifier in self.modifiers:
+            if modifier.startswith(prefix):
+                return modifier
+        return None
+
+    def modifier_offset(self, index: int) -> int:
+        """Byte offset of modifier ``index`` (its leading dot excluded) from the opcode start."""
+        offset = len(self.base) + 1
+        for modifier in self.modifiers[:index]:
+            offset += len(modifier) + 1
+        return offset
+
+
+@dataclass(frozen=True, slots=True)
+class Guard:
+    """``@p`` or ``@!p`` before an opcode."""
+
+    predicate: Register | SpecialRegister | Symbol
+    negated: bool
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLocation:
+    """A ``.loc`` directive: where in the high-level source the following instructions came from."""
+
+    file: int
+    line: int
+    column: int
+    inlined_at: SourceLocation | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Instruction:
+    opcode: Opcode
+    operands: tuple[Operand, ...]
+    destination_count: int
+    guard: Guard | None
+    span: Span
+    opcode_span: Span
+    scope: int
+    location: SourceLocation | None = None
+
+    @property
+    def destinations(self) -> tuple[Operand, ...]:
+        return self.operands[: self.destination_count]
+
+    @property
+    def sources(self) -> tuple[Operand, ...]:
+        return self.operands[self.destination_count :]
+
+    def modifier_span(self, index: int) -> Span:
+        """The span of one modifier, for diagnostics that point at a qualifier."""
+        modifier = self.opcode.modifiers[index]
+        start = self.opcode_span.start + self.opcode.modifier_offset(index) - 1
+        column = self.opcode_span.column + (start - self.opcode_span.start)
+        return Span(start, start + len(modifier) + 1, self.opcode_span.line, column)
+
+
+# ----------------------------------------------------------------------------- declarations
+
+
+@dataclass(frozen=True, slots=True)
+class RegisterDeclaration:
+    """``.reg .b32 %r<100>;`` declares ``%r0`` … ``%r99`` (count 100); plain names have count 0."""
+
+    name: str
+    type: str
+    count: int
+    vector: int
+    scope: int
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class VariableDeclaration:
+    """A variable in a state space other than ``.reg`` (module scope or inside a function)."""
+
+    name: str
+    space: str
+    type: str
+    qualifiers: tuple[str, ...]
+    alignment: int | None
+    dimensions: tuple[int | None, ...]
+    has_initializer: bool
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    name: str
+    space: str
+    type: str
+    qualifiers: tuple[str, ...]
+    alignment: int | None
+    dimensions: tuple[int | None, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionDirective:
+    """A performance or cluster directive: ``.maxntid 128, 1, 1``, ``.noreturn``, ``.pragma``."""
+
+    name: str
+    values: tuple[int, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    name: str
+    scope: int
+    index: int  # the instruction the label stands before (len(instructions) at the end)
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    parent: int | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Function:
+    kind: str  # "entry" or "func"
+    name: str
+    linkage: tuple[str, ...]
+    parameters: tuple[Parameter, ...]
+    return_parameters: tuple[Parameter, ...]
+    directives: tuple[FunctionDirective, ...]
+    registers: tuple[RegisterDeclaration, ...]
+    variables: tuple[VariableDeclaration, ...]
+    instructions: tuple[Instruction, ...]
+    labels: tuple[Label, ...]
+    scopes: tuple[Scope, ...]
+    has_body: bool
+    span: Span
+    name_span: Span
+    _labels_by_scope: dict[tuple[str, int], int] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def is_kernel(self) -> bool:
+        return self.kind == "entry"
+
+    def directive(self, name: str) -> FunctionDirective | None:
+        for directive in self.directives:
+            if directive.name == name:
+                return directive
+        return None
+
+    def resolve_label(self, name: str, scope: int) -> Label | None:
+        """The label ``name`` as seen from ``scope``: labels in enclosing scopes are visible,
+        the innermost definition wins (nvcc repeats `DONE:` in sibling inline-asm blocks)."""
+        current: int | None = scope
+        while current is not None:
+            position = self._labels_by_scope.get((name, current))
+            if position is not None:
+                return self.labels[position]
+            current = self.scopes[current].parent
+        return None
+
+
+# ----------------------------------------------------------------------------- module
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class SyntaxProblem:
+    """Text that does not parse (a tree-sitter ERROR or MISSING node)."""
+
+    message: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Module:
+    source: SourceFile
+    version: tuple[int, int] | None
+    version_span: Span | None
+    targets: tuple[Target, ...]
+    address_size: int | None
+    variables: tuple[VariableDeclaration, ...]
+    functions: tuple[Function, ...]
+    files: dict[int, str]
+    syntax_errors: tuple[SyntaxProblem, ...]
+
+    @property
+    def path(self) -> str:
+        return self.source.path
+
+    @property
+    def kernels(self) -> tuple[Function, ...]:
+        return tuple(function for function in self.functions if function.is_kernel and function.has_body)
+
+    def function(self, name: str) -> Function | None:
+        """The definition of ``name`` if the module has one, else its declaration."""
+        found = None
+        for function in self.functions:
+            if function.name == name:
+                if function.has_body:
+                    return function
+                found = function
+        return found

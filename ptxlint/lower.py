@@ -1,0 +1,713 @@
+"""Lowering: one pass over the concrete syntax tree into the immutable IR.
+
+This is the only module that knows the grammar's node names. It never re-parses text: tokens are
+decoded (an integer literal's value, an opcode token split at its dots), structure comes from the
+tree. ERROR and MISSING nodes become :class:`~ptxlint.ir.SyntaxProblem` entries and everything
+around them is still lowered.
+
+Speed matters here (a linter runs on every commit, and generated PTX reaches a million lines), so
+the walk dispatches on integer node kinds rather than type strings, slices the source bytes rather
+than asking nodes for their text, and builds each span from a byte offset with one bisection.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import functools
+import gc
+import struct
+from typing import Any, Callable
+
+from ptxlint import ir, syntax
+from ptxlint.isa.effects import writes_first_operand
+from ptxlint.isa.special_registers import special_register_base
+from ptxlint.source import SourceFile, Span
+
+Node = Any  # a tree-sitter node; only its generic accessors are used here
+
+
+class _Kinds:
+    """Integer ids of the grammar's node kinds, resolved once per process."""
+
+    def __init__(self) -> None:
+        language = syntax.language()
+
+        def named(name: str) -> int:
+            return language.id_for_node_kind(name, True)
+
+        for name in (
+            "version_directive", "target_directive", "address_size_directive", "file_directive",
+            "loc_directive", "section_directive", "alias_directive", "pragma_directive",
+            "dwarf_line", "variable_declaration", "function_definition", "function_declaration",
+            "comment", "preprocessor_line", "identifier", "label_definition", "opcode", "qualifier",
+            "integer", "float", "string", "sink", "align_clause", "attribute_clause", "declarator",
+            "register_range", "array_dimension", "linkage", "parameter_list", "parameter",
+            "pointer_clause", "function_directive", "block", "guard", "instruction",
+            "call_instruction", "argument_list", "branch_targets", "call_targets", "call_prototype",
+            "pair", "vector", "address", "unary_expression", "binary_expression",
+            "conditional_expression", "cast_expression", "parenthesized_expression",
+            "or_expression", "modulo_expression",
+        ):
+            setattr(self, name, named(name))
+        self.error = 65535  # tree-sitter's ERROR symbol
+        field = language.field_id_for_name
+        self.field_operand = field("operand")
+        self.field_guard = field("guard")
+
+
+@functools.cache
+def _kinds() -> _Kinds:
+    return _Kinds()
+
+
+_STATE_SPACES = frozenset(
+    {".reg", ".sreg", ".const", ".global", ".local", ".param", ".shared", ".tex"}
+)
+_LINKAGE = frozenset({".visible", ".extern", ".weak", ".common"})
+
+
+def lower(source: SourceFile) -> ir.Module:
+    """Parse and lower one file. Never raises on any input text."""
+    tree = syntax.parse(source.data)
+    # Lowering allocates millions of small objects that all stay alive; the cyclic garbage
+    # collector would traverse them again and again while finding nothing to free.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _Lowering(source).module(tree.root_node)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _fast_constructor(cls: type) -> Callable[..., Any]:
+    """A positional constructor for a frozen slots dataclass that skips its generated __init__.
+
+    A frozen dataclass sets each field through ``object.__setattr__``, which made object creation
+    the largest cost of lowering big files. This writes the slots directly, in field order; the
+    objects are indistinguishable from ones built by ``cls(...)``.
+    """
+    names = [field.name for field in dataclasses.fields(cls)]
+    setters = {f"set_{name}": cls.__dict__[name].__set__ for name in names}
+    arguments = ", ".join(names)
+    body = "".join(f"    set_{name}(instance, {name})\n" for name in names)
+    code = f"def construct({arguments}):\n    instance = new(cls)\n{body}    return instance\n"
+    namespace: dict[str, Any] = {"new": object.__new__, "cls": cls, **setters}
+    exec(code, namespace)  # noqa: S102 - generated from the dataclass's own field names
+    return namespace["construct"]
+
+
+_new_span = _fast_constructor(Span)
+_new_register = _fast_constructor(ir.Register)
+_new_special_register = _fast_constructor(ir.SpecialRegister)
+_new_symbol = _fast_constructor(ir.Symbol)
+_new_immediate = _fast_constructor(ir.Immediate)
+_new_address = _fast_constructor(ir.Address)
+_new_instruction = _fast_constructor(ir.Instruction)
+
+
+class _Lowering:
+    def __init__(self, source: SourceFile) -> None:
+        self.source = source
+        self.data = source.data
+        self.line_starts = list(source.line_starts)
+        self.kinds = _kinds()
+        self.opcodes: dict[str, ir.Opcode] = {}
+        self.syntax_errors: list[ir.SyntaxProblem] = []
+        # Per-function register tables, used to tell registers from labels and variables.
+        self.register_names: set[str] = set()
+        self.register_ranges: dict[str, int] = {}
+        # Per-function cache: identifier bytes -> (decoded name, operand constructor).
+        self.name_cache: dict[bytes, tuple[str, Callable[..., Any]]] = {}
+
+    # ------------------------------------------------------------------ positions
+
+    def span(self, start: int, end: int) -> Span:
+        line = bisect.bisect_right(self.line_starts, start)
+        return _new_span(start, end, line, start - self.line_starts[line - 1] + 1)
+
+    def node_span(self, node: Node) -> Span:
+        return self.span(node.start_byte, node.end_byte)
+
+    def text(self, node: Node) -> str:
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
+
+    # ------------------------------------------------------------------ module
+
+    def module(self, root: Node) -> ir.Module:
+        kinds = self.kinds
+        version = version_span = address_size = None
+        targets: list[ir.Target] = []
+        variables: list[ir.VariableDeclaration] = []
+        functions: list[ir.Function] = []
+        files: dict[int, str] = {}
+        if root.has_error:
+            self.collect_syntax_errors(root)
+        for item in root.named_children:
+            kind = item.kind_id
+            if kind == kinds.function_definition or kind == kinds.function_declaration:
+                functions.append(self.function(item))
+            elif kind == kinds.variable_declaration:
+                variables.extend(self.variable_declarations(item))
+            elif kind == kinds.version_directive:
+                number = item.child_by_field_name("version")
+                if number is not None:
+                    major, _, minor = self.text(number).partition(".")
+                    version = (int(major), int(minor))
+                    version_span = self.node_span(item)
+            elif kind == kinds.target_directive:
+                for target in item.children_by_field_name("target"):
+                    targets.append(ir.Target(self.text(target), self.node_span(target)))
+            elif kind == kinds.address_size_directive:
+                size = item.child_by_field_name("size")
+                if size is not None:
+                    address_size = _integer_value(self.text(size))
+            elif kind == kinds.file_directive:
+                index = item.child_by_field_name("index")
+                name = item.child_by_field_name("name")
+                if index is not None and name is not None:
+                    files[_integer_value(self.text(index))] = _string_value(self.text(name))
+        if version is None:
+            # ptxas refuses such a module outright ("Missing .version directive at start of file").
+            self.syntax_errors.append(
+                ir.SyntaxProblem("missing `.version` directive at the start of the module", self.span(0, 0))
+            )
+        return ir.Module(
+            source=self.source,
+            version=version,
+            version_span=version_span,
+            targets=tuple(targets),
+            address_size=address_size,
+            variables=tuple(variables),
+            functions=tuple(functions),
+            files=files,
+            syntax_errors=tuple(sorted(self.syntax_errors, key=lambda problem: problem.span.start)),
+        )
+
+    def collect_syntax_errors(self, node: Node) -> None:
+        """Report each outermost ERROR node and each MISSING node once. Iterative, so a deeply
+        nested malformed file cannot exhaust the Python stack."""
+        pending = [node]
+        while pending:
+            current = pending.pop()
+            if current.is_missing:
+                expected = current.type
+                self.syntax_errors.append(
+                    ir.SyntaxProblem(f"expected `{expected}`", self.node_span(current))
+                )
+            elif current.is_error:
+                text = self.data[current.start_byte : current.end_byte]
+                first_line = text.split(b"\n", 1)[0].strip().decode("utf-8", errors="replace")
+                if len(first_line) > 60:
+                    first_line = first_line[:57] + "..."
+                message = f"cannot parse `{first_line}`" if first_line else "unexpected end of input"
+                self.syntax_errors.append(ir.SyntaxProblem(message, self.node_span(current)))
+                # MISSING nodes inside an ERROR are part of the same problem.
+            elif current.has_error:
+                pending.extend(reversed(current.children))
+
+    # ------------------------------------------------------------------ declarations
+
+    def qualifiers_of(self, node: Node) -> tuple[list[str], int | None, list[str]]:
+        """The qualifier words, the `.align` value and the linkage of a declaration."""
+        kinds = self.kinds
+        qualifiers: list[str] = []
+        linkage: list[str] = []
+        alignment: int | None = None
+        for child in node.named_children:
+            kind = child.kind_id
+            if kind == kinds.qualifier:
+                qualifiers.append(self.text(child))
+            elif kind == kinds.linkage:
+                linkage.append(self.text(child))
+            elif kind == kinds.align_clause:
+                value = child.child_by_field_name("alignment")
+                if value is not None:
+                    alignment = _integer_value(self.text(value))
+            elif kind == kinds.pointer_clause:
+                for part in child.named_children:
+                    if part.kind_id == kinds.qualifier:
+                        qualifiers.append(self.text(part))
+                    elif part.kind_id == kinds.align_clause:
+                        value = part.child_by_field_name("alignment")
+                        if value is not None:
+                            alignment = _integer_value(self.text(value))
+        return qualifiers, alignment, linkage
+
+    def declarator(self, node: Node) -> tuple[str, int, tuple[int | None, ...]]:
+        """Name, parameterized count (`%r<100>` → 100) and array dimensions of a declarator."""
+        kinds = self.kinds
+        name_node = node.child_by_field_name("name")
+        name = self.text(name_node) if name_node is not None else ""
+        count = 0
+        dimensions: list[int | None] = []
+        for child in node.named_children:
+            if child.kind_id == kinds.register_range:
+                for part in child.named_children:
+                    if part.kind_id == kinds.integer:
+                        count = _integer_value(self.text(part))
+            elif child.kind_id == kinds.array_dimension:
+                inner = child.named_children
+                value = self.constant(inner[0]) if inner else None
+                dimensions.append(value if isinstance(value, int) else None)
+        return name, count, tuple(dimensions)
+
+    def variable_declarations(self, node: Node, scope: int = 0) -> list[Any]:
+        qualifiers, alignment, linkage = self.qualifiers_of(node)
+        space = next((word for word in qualifiers if word in _STATE_SPACES), "")
+        vector = next((int(word[2:]) for word in qualifiers if word in (".v2", ".v4", ".v8")), 0)
+        type_name = _type_of(qualifiers)
+        has_initializer = node.child_by_field_name("initializer") is not None
+        declarations: list[Any] = []
+        for declarator in node.children_by_field_name("declarator"):
+            name, count, dimensions = self.declarator(declarator)
+            span = self.node_span(declarator)
+            if space == ".reg":
+                self.name_cache.clear()  # a new declaration can turn a symbol into a register
+                declarations.append(ir.RegisterDeclaration(name, type_name, count, vector, scope, span))
+                if count:
+                    self.register_ranges[name] = max(count, self.register_ranges.get(name, 0))
+                else:
+                    self.register_names.add(name)
+            else:
+                declarations.append(
+                    ir.VariableDeclaration(
+                        name=name,
+                        space=space,
+                        type=type_name,
+                        qualifiers=tuple(linkage + qualifiers),
+                        alignment=alignment,
+                        dimensions=dimensions,
+                        has_initializer=has_initializer,
+                        span=span,
+                    )
+                )
+        return declarations
+
+    def parameters(self, node: Node | None) -> tuple[ir.Parameter, ...]:
+        if node is None:
+            return ()
+        parameters = []
+        for parameter in node.named_children:
+            if parameter.kind_id != self.kinds.parameter:
+                continue
+            qualifiers, alignment, _ = self.qualifiers_of(parameter)
+            declarator = parameter.child_by_field_name("declarator")
+            name, _, dimensions = self.declarator(declarator) if declarator is not None else ("", 0, ())
+            space = next((word for word in qualifiers if word in _STATE_SPACES), ".param")
+            if space == ".reg":
+                self.register_names.add(name)
+            parameters.append(
+                ir.Parameter(
+                    name=name,
+                    space=space,
+                    type=_type_of(qualifiers),
+                    qualifiers=tuple(qualifiers),
+                    alignment=alignment,
+                    dimensions=dimensions,
+                    span=self.node_span(parameter),
+                )
+            )
+        return tuple(parameters)
+
+    # ------------------------------------------------------------------ functions
+
+    def function(self, node: Node) -> ir.Function:
+        kinds = self.kinds
+        self.register_names = set()
+        self.register_ranges = {}
+        self.name_cache = {}
+        name_node = node.child_by_field_name("name")
+        kind_node = node.child_by_field_name("kind")
+        directives = []
+        for directive in node.children_by_field_name("directive"):
+            name = directive.child_by_field_name("name")
+            values = tuple(
+                _integer_value(self.text(value)) for value in directive.children_by_field_name("value")
+            )
+            directives.append(
+                ir.FunctionDirective(self.text(name) if name is not None else "", values, self.node_span(directive))
+            )
+        linkage = tuple(self.text(child) for child in node.children_by_field_name("linkage"))
+        return_parameters = self.parameters(node.child_by_field_name("returns"))
+        parameters = self.parameters(node.child_by_field_name("parameters"))
+        body = node.child_by_field_name("body") if node.kind_id == kinds.function_definition else None
+        builder = _BodyBuilder()
+        if body is not None:
+            self.block(body, builder, parent=None)
+        labels_by_scope = {(label.name, label.scope): index for index, label in enumerate(builder.labels)}
+        name_span = self.node_span(name_node) if name_node is not None else self.node_span(node)
+        return ir.Function(
+            kind="entry" if kind_node is not None and self.text(kind_node) == ".entry" else "func",
+            name=self.text(name_node) if name_node is not None else "",
+            linkage=linkage,
+            parameters=parameters,
+            return_parameters=return_parameters,
+            directives=tuple(directives),
+            registers=tuple(builder.registers),
+            variables=tuple(builder.variables),
+            instructions=tuple(builder.instructions),
+            labels=tuple(builder.labels),
+            scopes=tuple(builder.scopes),
+            has_body=body is not None,
+            span=self.node_span(node),
+            name_span=name_span,
+            _labels_by_scope=labels_by_scope,
+        )
+
+    def block(self, node: Node, builder: _BodyBuilder, parent: int | None) -> None:
+        """Lower a `{ }` scope. Nested scopes are handled with an explicit stack, so ten thousand
+        nested braces do not exhaust the Python stack."""
+        kinds = self.kinds
+        stack: list[tuple[Any, int]] = []
+        scope = builder.open_scope(parent, self.node_span(node))
+        stack.append((iter(node.named_children), scope))
+        while stack:
+            children, scope = stack[-1]
+            for statement in children:
+                kind = statement.kind_id
+                if kind == kinds.instruction or kind == kinds.call_instruction:
+                    builder.instructions.append(self.instruction(statement, scope, builder.location))
+                elif kind == kinds.label_definition:
+                    end = statement.start_byte + len(self.text(statement).split(":", 1)[0].rstrip())
+                    name = self.data[statement.start_byte : end].decode("utf-8", errors="replace")
+                    builder.labels.append(
+                        ir.Label(name, scope, len(builder.instructions), self.span(statement.start_byte, end))
+                    )
+                elif kind == kinds.block:
+                    inner = builder.open_scope(scope, self.node_span(statement))
+                    stack.append((iter(statement.named_children), inner))
+                    break
+                elif kind == kinds.variable_declaration:
+                    for declaration in self.variable_declarations(statement, scope):
+                        if isinstance(declaration, ir.RegisterDeclaration):
+                            builder.registers.append(declaration)
+                        else:
+                            builder.variables.append(declaration)
+                elif kind == kinds.loc_directive:
+                    builder.location = self.location(statement)
+            else:
+                stack.pop()
+
+    def location(self, node: Node) -> ir.SourceLocation | None:
+        def number(field: str) -> int | None:
+            child = node.child_by_field_name(field)
+            return _integer_value(self.text(child)) if child is not None else None
+
+        file, line, column = number("file"), number("line"), number("column")
+        if file is None or line is None or column is None:
+            return None
+        inlined_at = None
+        inlined_file, inlined_line = number("inlined_file"), number("inlined_line")
+        if inlined_file is not None and inlined_line is not None:
+            inlined_at = ir.SourceLocation(inlined_file, inlined_line, number("inlined_column") or 0)
+        return ir.SourceLocation(file, line, column, inlined_at)
+
+    # ------------------------------------------------------------------ instructions
+
+    def instruction(self, node: Node, scope: int, location: ir.SourceLocation | None) -> ir.Instruction:
+        kinds = self.kinds
+        guard = None
+        opcode_node = None
+        operands: list[ir.Operand] = []
+        for child in node.named_children:
+            kind = child.kind_id
+            if kind == kinds.opcode:
+                opcode_node = child
+            elif kind == kinds.guard:
+                guard = self.guard(child)
+            elif kind != kinds.comment and kind != kinds.error:
+                operands.append(self.operand(child))
+        if opcode_node is None:  # only possible inside error recovery
+            opcode_start = opcode_end = node.start_byte
+        else:
+            opcode_start, opcode_end = opcode_node.start_byte, opcode_node.end_byte
+        opcode = self.opcode(self.data[opcode_start:opcode_end])
+        if opcode.base == "call":
+            destination_count = 1 if operands and type(operands[0]) is ir.ArgumentList else 0
+        else:
+            destination_count = 1 if operands and writes_first_operand(opcode.base, opcode.modifiers) else 0
+        return _new_instruction(
+            opcode,
+            tuple(operands),
+            destination_count,
+            guard,
+            self.span(node.start_byte, node.end_byte),
+            self.span(opcode_start, opcode_end),
+            scope,
+            location,
+        )
+
+    def opcode(self, token: bytes) -> ir.Opcode:
+        text = token.decode("ascii", errors="replace")
+        opcode = self.opcodes.get(text)
+        if opcode is None:
+            base, *modifiers = text.split(".")
+            opcode = ir.Opcode(text, base, tuple(modifiers))
+            self.opcodes[text] = opcode
+        return opcode
+
+    def guard(self, node: Node) -> ir.Guard:
+        predicate = node.child_by_field_name("predicate")
+        negated = node.child_by_field_name("negated") is not None
+        operand = self.name(predicate) if predicate is not None else ir.Symbol("", self.node_span(node))
+        return ir.Guard(operand, negated, self.node_span(node))  # type: ignore[arg-type]
+
+    def name(self, node: Node) -> ir.Register | ir.SpecialRegister | ir.Symbol:
+        start, end = node.start_byte, node.end_byte
+        token = self.data[start:end]
+        known = self.name_cache.get(token)
+        if known is None:
+            text = token.decode("ascii", errors="replace")
+            if self.is_register(text):
+                known = (text, _new_register)
+            elif special_register_base(text) is not None:
+                known = (text, _new_special_register)
+            else:
+                known = (text, _new_symbol)
+            self.name_cache[token] = known
+        line = bisect.bisect_right(self.line_starts, start)
+        return known[1](known[0], _new_span(start, end, line, start - self.line_starts[line - 1] + 1))
+
+    def is_register(self, name: str) -> bool:
+        if name in self.register_names:
+            return True
+        base = name.split(".", 1)[0]  # a vector component of a `.v4` register
+        if base != name and base in self.register_names:
+            return True
+        prefix = base.rstrip("0123456789")
+        count = self.register_ranges.get(prefix)
+        return count is not None and prefix != base and int(base[len(prefix) :]) < count
+
+    def operand(self, node: Node) -> ir.Operand:
+        kinds = self.kinds
+        kind = node.kind_id
+        if kind == kinds.identifier:
+            return self.name(node)
+        if kind == kinds.integer or kind == kinds.float:
+            text = self.data[node.start_byte : node.end_byte].decode("ascii", errors="replace")
+            value = _integer_value(text) if kind == kinds.integer else _float_value(text)
+            return _new_immediate(value, self.span(node.start_byte, node.end_byte))
+        if kind == kinds.address:
+            return self.address(node)
+        if kind == kinds.vector or kind == kinds.argument_list:
+            elements = tuple(
+                self.operand(child)
+                for child in node.named_children
+                if child.kind_id != kinds.comment
+            )
+            span = self.span(node.start_byte, node.end_byte)
+            return ir.Vector(elements, span) if kind == kinds.vector else ir.ArgumentList(elements, span)
+        if kind == kinds.pair:
+            first = node.child_by_field_name("first")
+            second = node.child_by_field_name("second")
+            span = self.span(node.start_byte, node.end_byte)
+            if first is None or second is None:
+                return ir.Expression((), span)
+            return ir.Pair(self.operand(first), self.operand(second), span)
+        if kind == kinds.sink:
+            return ir.Sink(self.span(node.start_byte, node.end_byte))
+        if kind == kinds.unary_expression:
+            operator = node.child_by_field_name("operator")
+            inner = node.child_by_field_name("operand")
+            if operator is not None and inner is not None and self.text(operator) == "!" and inner.kind_id == kinds.identifier:
+                return ir.Negated(self.name(inner), self.node_span(node))
+        return self.expression(node)
+
+    def expression(self, node: Node) -> ir.Operand:
+        """A constant expression: folded to an Immediate when it names nothing."""
+        span = self.node_span(node)
+        value = self.constant(node)
+        if value is not None:
+            return ir.Immediate(value, span)
+        names: list[ir.Register | ir.SpecialRegister | ir.Symbol] = []
+        pending = [node]
+        while pending:
+            current = pending.pop()
+            if current.kind_id == self.kinds.identifier:
+                names.append(self.name(current))
+            else:
+                pending.extend(reversed(current.named_children))
+        return ir.Expression(tuple(names), span)
+
+    def constant(self, node: Node) -> int | float | None:
+        """Fold a constant expression with C semantics on 64-bit values, or None."""
+        kinds = self.kinds
+        kind = node.kind_id
+        if kind == kinds.integer:
+            return _integer_value(self.text(node))
+        if kind == kinds.float:
+            return _float_value(self.text(node))
+        if kind == kinds.parenthesized_expression or kind == kinds.cast_expression:
+            inner = node.child_by_field_name("operand") if kind == kinds.cast_expression else None
+            if inner is None:
+                children = node.named_children
+                inner = children[0] if children else None
+            return self.constant(inner) if inner is not None else None
+        if kind == kinds.unary_expression:
+            operator = node.child_by_field_name("operator")
+            inner = node.child_by_field_name("operand")
+            if operator is None or inner is None:
+                return None
+            value = self.constant(inner)
+            return _unary(self.text(operator), value) if value is not None else None
+        if kind == kinds.binary_expression or kind == kinds.or_expression or kind == kinds.modulo_expression:
+            operator = node.child_by_field_name("operator")
+            left = node.child_by_field_name("left")
+            right = node.child_by_field_name("right")
+            if operator is None or left is None or right is None:
+                return None
+            left_value, right_value = self.constant(left), self.constant(right)
+            if left_value is None or right_value is None:
+                return None
+            return _binary(self.text(operator), left_value, right_value)
+        if kind == kinds.conditional_expression:
+            condition = node.child_by_field_name("condition")
+            chosen = node.child_by_field_name("consequence")
+            other = node.child_by_field_name("alternative")
+            test = self.constant(condition) if condition is not None else None
+            if test is None or chosen is None or other is None:
+                return None
+            return self.constant(chosen if test else other)
+        return None
+
+    def address(self, node: Node) -> ir.Address:
+        kinds = self.kinds
+        parts = [child for child in node.named_children if child.kind_id != kinds.comment]
+        span = self.span(node.start_byte, node.end_byte)
+        if not parts:
+            return ir.Address(None, 0, span)
+        first = parts[0]
+        extra = tuple(self.operand(part) for part in parts[1:])
+        base: Any
+        offset = 0
+        kind = first.kind_id
+        if kind == kinds.identifier:
+            base = self.name(first)
+        elif kind == kinds.binary_expression:
+            operator = first.child_by_field_name("operator")
+            left = first.child_by_field_name("left")
+            right = first.child_by_field_name("right")
+            right_value = self.constant(right) if right is not None else None
+            if (
+                operator is not None
+                and left is not None
+                and left.kind_id == kinds.identifier
+                and isinstance(right_value, int)
+                and self.text(operator) in ("+", "-")
+            ):
+                base = self.name(left)
+                offset = right_value if self.text(operator) == "+" else -right_value
+            else:
+                base = self.expression(first)
+        else:
+            base = self.operand(first)
+        return ir.Address(base, offset, span, extra)
+
+
+class _BodyBuilder:
+    """Mutable accumulators for one function body while it is lowered."""
+
+    def __init__(self) -> None:
+        self.instructions: list[ir.Instruction] = []
+        self.labels: list[ir.Label] = []
+        self.registers: list[ir.RegisterDeclaration] = []
+        self.variables: list[ir.VariableDeclaration] = []
+        self.scopes: list[ir.Scope] = []
+        self.location: ir.SourceLocation | None = None
+
+    def open_scope(self, parent: int | None, span: Span) -> int:
+        self.scopes.append(ir.Scope(parent, span))
+        return len(self.scopes) - 1
+
+
+# ---------------------------------------------------------------------- token values
+
+_MASK64 = (1 << 64) - 1
+
+
+def _integer_value(text: str) -> int:
+    """Decode a PTX integer literal: hex, binary, octal (leading 0), decimal; optional `U`."""
+    digits = text[:-1] if text[-1:] in ("U", "u") else text
+    if digits[:2] in ("0x", "0X"):
+        return int(digits[2:], 16)
+    if digits[:2] in ("0b", "0B"):
+        return int(digits[2:], 2)
+    if len(digits) > 1 and digits[0] == "0":
+        return int(digits[1:], 8)
+    return int(digits)
+
+
+def _float_value(text: str) -> float:
+    """Decode `0fXXXXXXXX` (f32 bits), `0dXXXXXXXXXXXXXXXX` (f64 bits) or a decimal literal."""
+    if text[:2] in ("0f", "0F"):
+        return struct.unpack(">f", bytes.fromhex(text[2:]))[0]
+    if text[:2] in ("0d", "0D"):
+        return struct.unpack(">d", bytes.fromhex(text[2:]))[0]
+    return float(text)
+
+
+def _string_value(text: str) -> str:
+    return text[1:-1] if len(text) >= 2 else text
+
+
+def _to_signed(value: int) -> int:
+    value &= _MASK64
+    return value - (1 << 64) if value >> 63 else value
+
+
+_UNARY: dict[str, Callable[[Any], Any]] = {
+    "-": lambda value: -value,
+    "+": lambda value: value,
+    "!": lambda value: int(not value),
+    "~": lambda value: ~value if isinstance(value, int) else None,
+}
+
+
+def _unary(operator: str, value: int | float) -> int | float | None:
+    result = _UNARY[operator](value)
+    return _to_signed(result) if isinstance(result, int) else result
+
+
+def _binary(operator: str, left: int | float, right: int | float) -> int | float | None:
+    if isinstance(left, float) or isinstance(right, float):
+        if operator in ("+", "-", "*", "/"):
+            try:
+                return {"+": left + right, "-": left - right, "*": left * right}.get(operator) if operator != "/" else left / right
+            except ZeroDivisionError:
+                return None
+        return None
+    if operator in ("/", "%") and right == 0:
+        return None
+    if operator in ("<<", ">>") and not 0 <= right < 64:
+        return None
+    result = {
+        "+": lambda: left + right,
+        "-": lambda: left - right,
+        "*": lambda: left * right,
+        "/": lambda: int(left / right),
+        "%": lambda: left - right * int(left / right),
+        "<<": lambda: left << right,
+        ">>": lambda: left >> right,
+        "&": lambda: left & right,
+        "^": lambda: left ^ right,
+        "|": lambda: left | right,
+        "&&": lambda: int(bool(left) and bool(right)),
+        "||": lambda: int(bool(left) or bool(right)),
+        "==": lambda: int(left == right),
+        "!=": lambda: int(left != right),
+        "<": lambda: int(left < right),
+        "<=": lambda: int(left <= right),
+        ">": lambda: int(left > right),
+        ">=": lambda: int(left >= right),
+    }[operator]()
+    return _to_signed(result)
+
+
+def _type_of(qualifiers: list[str]) -> str:
+    """The fundamental type among a declaration's qualifiers (`.b32`, `.pred`, `.texref`)."""
+    for word in reversed(qualifiers):
+        if word not in _STATE_SPACES and word not in _LINKAGE and word not in (".v2", ".v4", ".v8", ".ptr"):
+            return word
+    return ""

@@ -1,0 +1,1 @@
+"""Renderers: one output format per module. They know diagnostics and source text, never PTX."""

@@ -1,0 +1,86 @@
+"""Source text and positions.
+
+Every position inside ptxlint is a byte offset into the UTF-8 encoded file, because that is what
+tree-sitter reports and what slicing the raw bytes needs. People and tools count differently:
+terminals want 1-based lines and character columns, SARIF wants UTF-16 code units. This module is
+the one place that converts between them.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A half-open byte range ``[start, end)`` with the 1-based line and byte column of its start.
+
+    ``line``/``column`` are redundant with ``start`` but cheap to carry and needed by nearly every
+    consumer; where a span ends in lines and columns is rarely needed, so :meth:`SourceFile.end`
+    computes it on demand. Columns count bytes (1-based); :class:`SourceFile` converts them to
+    characters or UTF-16 code units.
+    """
+
+    start: int
+    end: int
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.line}:{self.column}"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """The text of one input, with line offsets for position conversions."""
+
+    path: str
+    data: bytes
+    line_starts: tuple[int, ...] = field(repr=False)
+
+    @classmethod
+    def from_bytes(cls, path: str, data: bytes) -> SourceFile:
+        starts = [0]
+        position = data.find(b"\n")
+        while position != -1:
+            starts.append(position + 1)
+            position = data.find(b"\n", position + 1)
+        return cls(path, data, tuple(starts))
+
+    @property
+    def line_count(self) -> int:
+        return len(self.line_starts)
+
+    def line_bytes(self, line: int) -> bytes:
+        """The bytes of 1-based ``line`` without its line terminator."""
+        start = self.line_starts[line - 1]
+        end = self.line_starts[line] - 1 if line < len(self.line_starts) else len(self.data)
+        text = self.data[start:end]
+        return text[:-1] if text.endswith(b"\r") else text
+
+    def line_text(self, line: int) -> str:
+        return self.line_bytes(line).decode("utf-8", errors="replace")
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """The 1-based (line, byte column) of a byte offset."""
+        index = bisect.bisect_right(self.line_starts, offset) - 1
+        return index + 1, offset - self.line_starts[index] + 1
+
+    def span(self, start: int, end: int) -> Span:
+        line, column = self.position(start)
+        return Span(start, end, line, column)
+
+    def end(self, span: Span) -> tuple[int, int]:
+        """The 1-based (line, byte column) just past the end of ``span``."""
+        return self.position(span.end)
+
+    def character_column(self, line: int, byte_column: int) -> int:
+        """Convert a 1-based byte column to a 1-based column in Unicode characters."""
+        prefix = self.line_bytes(line)[: byte_column - 1]
+        return len(prefix.decode("utf-8", errors="replace")) + 1
+
+    def utf16_column(self, line: int, byte_column: int) -> int:
+        """Convert a 1-based byte column to a 1-based column in UTF-16 code units (SARIF)."""
+        prefix = self.line_bytes(line)[: byte_column - 1].decode("utf-8", errors="replace")
+        return len(prefix.encode("utf-16-le")) // 2 + 1
