@@ -298,6 +298,16 @@ class Label:
 
 
 @dataclass(frozen=True, slots=True)
+class BranchTargets:
+    """``name: .branchtargets L1, L2;`` — the possible targets of a ``brx.idx`` through ``name``."""
+
+    name: str
+    targets: tuple[str, ...]
+    scope: int
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
 class Scope:
     parent: int | None
     span: Span
@@ -316,6 +326,7 @@ class Function:
     instructions: tuple[Instruction, ...]
     labels: tuple[Label, ...]
     scopes: tuple[Scope, ...]
+    branch_targets: tuple[BranchTargets, ...]
     has_body: bool
     span: Span
     name_span: Span
@@ -329,6 +340,18 @@ class Function:
         for directive in self.directives:
             if directive.name == name:
                 return directive
+        return None
+
+    def resolve_branch_targets(self, name: str, scope: int) -> BranchTargets | None:
+        """The `.branchtargets` list called ``name`` as seen from ``scope``."""
+        visible = set()
+        current: int | None = scope
+        while current is not None:
+            visible.add(current)
+            current = self.scopes[current].parent
+        for targets in self.branch_targets:
+            if targets.name == name and targets.scope in visible:
+                return targets
         return None
 
     def resolve_label(self, name: str, scope: int) -> Label | None:

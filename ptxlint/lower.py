@@ -350,6 +350,7 @@ class _Lowering:
             instructions=tuple(builder.instructions),
             labels=tuple(builder.labels),
             scopes=tuple(builder.scopes),
+            branch_targets=tuple(builder.branch_targets),
             has_body=body is not None,
             span=self.node_span(node),
             name_span=name_span,
@@ -387,8 +388,20 @@ class _Lowering:
                             builder.variables.append(declaration)
                 elif kind == kinds.loc_directive:
                     builder.location = self.location(statement)
+                elif kind == kinds.branch_targets:
+                    builder.branch_targets.append(self.branch_targets(statement, scope, builder))
             else:
                 stack.pop()
+
+    def branch_targets(self, node: Node, scope: int, builder: _BodyBuilder) -> ir.BranchTargets:
+        """`ts: .branchtargets L1, L2;` — named by the label that stands right before it."""
+        here = len(builder.instructions)
+        name = next(
+            (label.name for label in reversed(builder.labels) if label.index == here and label.scope == scope),
+            "",
+        )
+        targets = tuple(self.text(child) for child in node.named_children if child.kind_id == self.kinds.identifier)
+        return ir.BranchTargets(name, targets, scope, self.node_span(node))
 
     def location(self, node: Node) -> ir.SourceLocation | None:
         def number(field: str) -> int | None:
@@ -615,6 +628,7 @@ class _BodyBuilder:
         self.registers: list[ir.RegisterDeclaration] = []
         self.variables: list[ir.VariableDeclaration] = []
         self.scopes: list[ir.Scope] = []
+        self.branch_targets: list[ir.BranchTargets] = []
         self.location: ir.SourceLocation | None = None
 
     def open_scope(self, parent: int | None, span: Span) -> int:

@@ -1,0 +1,121 @@
+"""The call graph of a module: who calls whom, from which instruction, and which functions are
+recursive (strongly connected components, found iteratively)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from ptxlint import ir
+
+
+@dataclass(frozen=True, slots=True)
+class CallSite:
+    caller: str
+    callee: str | None  # None for an indirect call through a register
+    instruction_index: int
+    instruction: ir.Instruction
+
+
+def callee_name(instruction: ir.Instruction) -> str | None:
+    """The function a direct `call` names, or None (indirect call or not a call)."""
+    if instruction.opcode.base != "call":
+        return None
+    for operand in instruction.operands:
+        if isinstance(operand, ir.ArgumentList):
+            continue
+        return operand.name if isinstance(operand, ir.Symbol) else None
+    return None
+
+
+class CallGraph:
+    def __init__(self, module: ir.Module) -> None:
+        self.module = module
+        self.functions = {function.name: function for function in module.functions if function.has_body}
+        sites: dict[str, list[CallSite]] = {name: [] for name in self.functions}
+        for function in self.functions.values():
+            for index, instruction in enumerate(function.instructions):
+                if instruction.opcode.base == "call":
+                    sites[function.name].append(
+                        CallSite(function.name, callee_name(instruction), index, instruction)
+                    )
+        self.call_sites: dict[str, tuple[CallSite, ...]] = {name: tuple(found) for name, found in sites.items()}
+
+    def callees(self, name: str) -> tuple[str, ...]:
+        """Functions with a body that ``name`` calls directly, in call order, without repeats."""
+        seen = dict.fromkeys(
+            site.callee for site in self.call_sites.get(name, ()) if site.callee in self.functions
+        )
+        return tuple(seen)  # type: ignore[arg-type]
+
+    @cached_property
+    def callers(self) -> dict[str, tuple[CallSite, ...]]:
+        found: dict[str, list[CallSite]] = {name: [] for name in self.functions}
+        for sites in self.call_sites.values():
+            for site in sites:
+                if site.callee in found:
+                    found[site.callee].append(site)
+        return {name: tuple(sites) for name, sites in found.items()}
+
+    def reachable_from(self, root: str) -> tuple[str, ...]:
+        """``root`` and everything it calls transitively, in depth-first call order."""
+        order: list[str] = []
+        seen = {root}
+        stack = [root]
+        while stack:
+            name = stack.pop()
+            order.append(name)
+            for callee in reversed(self.callees(name)):
+                if callee not in seen:
+                    seen.add(callee)
+                    stack.append(callee)
+        return tuple(order)
+
+    @cached_property
+    def recursive(self) -> frozenset[str]:
+        """Functions that can call themselves, directly or through others (Tarjan, iteratively)."""
+        index_of: dict[str, int] = {}
+        low: dict[str, int] = {}
+        on_stack: set[str] = set()
+        stack: list[str] = []
+        result: set[str] = set()
+        counter = 0
+        for root in self.functions:
+            if root in index_of:
+                continue
+            work = [(root, iter(self.callees(root)))]
+            index_of[root] = low[root] = counter
+            counter += 1
+            stack.append(root)
+            on_stack.add(root)
+            while work:
+                node, children = work[-1]
+                advanced = False
+                for child in children:
+                    if child not in index_of:
+                        index_of[child] = low[child] = counter
+                        counter += 1
+                        stack.append(child)
+                        on_stack.add(child)
+                        work.append((child, iter(self.callees(child))))
+                        advanced = True
+                        break
+                    if child in on_stack:
+                        low[node] = min(low[node], index_of[child])
+                if advanced:
+                    continue
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index_of[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1 or node in self.callees(node):
+                        result.update(component)
+        return frozenset(result)

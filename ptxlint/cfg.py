@@ -1,0 +1,279 @@
+"""Control-flow graphs: basic blocks of one function, their edges, reverse post-order, dominators
+and post-dominators.
+
+A block is a maximal run of instructions entered only at its first and left only after its last.
+Blocks start at function entry, at every label and after every branch or exit. A guarded
+instruction that is not a branch does not end a block: predication is data, not control, and the
+uniformity analysis treats the guard where it matters.
+
+The graph has one virtual exit node (index ``len(blocks)``) that every `ret`, `exit` and `trap`
+leads to, and that falling off the end of the body reaches, so post-dominators are defined for
+every block that can leave the function. Blocks that cannot (an endless loop) have no immediate
+post-dominator; analyses treat the influence of a branch there as extending to the end.
+
+Every traversal is iterative: a hundred thousand labels must not exhaust the Python stack.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from ptxlint import ir
+
+# Opcode bases after which control does not fall through to the next instruction (when unguarded).
+_EXITS = frozenset({"ret", "exit", "trap"})
+_BRANCHES = frozenset({"bra", "brx"})
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    index: int
+    start: int  # first instruction (index into Function.instructions)
+    end: int  # one past the last instruction; start == end for an empty block at a final label
+    successors: tuple[int, ...]
+    predecessors: tuple[int, ...]
+
+    @property
+    def instruction_indices(self) -> range:
+        return range(self.start, self.end)
+
+
+class ControlFlowGraph:
+    """The CFG of one function. Build it with :func:`build`."""
+
+    def __init__(self, function: ir.Function, blocks: tuple[Block, ...], block_of: tuple[int, ...]) -> None:
+        self.function = function
+        self.blocks = blocks
+        self.exit = len(blocks)
+        self._block_of = block_of
+
+    def block_of(self, instruction_index: int) -> int:
+        """The block holding an instruction."""
+        return self._block_of[instruction_index]
+
+    def successors(self, node: int) -> tuple[int, ...]:
+        return () if node == self.exit else self.blocks[node].successors
+
+    def predecessors(self, node: int) -> tuple[int, ...]:
+        if node == self.exit:
+            return self._exit_predecessors
+        return self.blocks[node].predecessors
+
+    @cached_property
+    def _exit_predecessors(self) -> tuple[int, ...]:
+        return tuple(block.index for block in self.blocks if self.exit in block.successors)
+
+    @cached_property
+    def reverse_post_order(self) -> tuple[int, ...]:
+        """Blocks reachable from the entry, each before its successors except along back edges."""
+        if not self.blocks:
+            return ()
+        return tuple(_post_order(0, self.successors, self.exit)[::-1])
+
+    @cached_property
+    def rpo_number(self) -> dict[int, int]:
+        return {block: number for number, block in enumerate(self.reverse_post_order)}
+
+    @cached_property
+    def immediate_dominators(self) -> dict[int, int]:
+        """Immediate dominator of each reachable block; the entry maps to itself."""
+        if not self.blocks:
+            return {}
+        return _immediate_dominators(self.reverse_post_order, self.predecessors)
+
+    @cached_property
+    def immediate_post_dominators(self) -> dict[int, int]:
+        """Immediate post-dominator of each node that reaches the exit; the exit maps to itself.
+        Blocks from which the exit cannot be reached are absent."""
+        order = tuple(_post_order(self.exit, self.predecessors, None)[::-1])
+        return _immediate_dominators(order, self.successors)
+
+    def dominates(self, dominator: int, node: int) -> bool:
+        return _is_ancestor(self.immediate_dominators, dominator, node)
+
+    def post_dominates(self, post_dominator: int, node: int) -> bool:
+        return _is_ancestor(self.immediate_post_dominators, post_dominator, node)
+
+    @cached_property
+    def back_edges(self) -> frozenset[tuple[int, int]]:
+        """Edges (source, target) that go to a block not after the source in reverse post-order:
+        the edges that close loops (including irreducible ones)."""
+        number = self.rpo_number
+        return frozenset(
+            (block, successor)
+            for block in self.reverse_post_order
+            for successor in self.successors(block)
+            if successor != self.exit and number.get(successor, -1) <= number[block]
+        )
+
+    def influence_region(self, branch_block: int) -> frozenset[int]:
+        """Blocks reachable from a branch before its immediate post-dominator is reached: the
+        blocks whose execution depends on which way the branch went."""
+        stop = self.immediate_post_dominators.get(branch_block)
+        region: set[int] = set()
+        pending = [successor for successor in self.successors(branch_block) if successor != stop]
+        while pending:
+            node = pending.pop()
+            if node in region or node == self.exit or node == stop:
+                continue
+            region.add(node)
+            pending.extend(self.successors(node))
+        return frozenset(region)
+
+
+def build(function: ir.Function) -> ControlFlowGraph:
+    """Split a function body into blocks and connect them."""
+    instructions = function.instructions
+    count = len(instructions)
+    leaders = {0} if count else set()
+    for label in function.labels:
+        leaders.add(label.index)
+    for index, instruction in enumerate(instructions):
+        base = instruction.opcode.base
+        if base in _BRANCHES or base in _EXITS:
+            leaders.add(index + 1)
+    # A label at the very end of the body gets an empty block, so branches to it have a target.
+    has_final_label = any(label.index == count for label in function.labels)
+    starts = sorted(leader for leader in leaders if leader < count or (leader == count and has_final_label))
+    if count == 0 and not starts:
+        return ControlFlowGraph(function, (), ())
+    block_index_at = {start: number for number, start in enumerate(starts)}
+    exit_node = len(starts)
+    block_of = [0] * count
+    successors: list[tuple[int, ...]] = []
+    for number, start in enumerate(starts):
+        end = starts[number + 1] if number + 1 < len(starts) else count
+        for index in range(start, end):
+            block_of[index] = number
+        fallthrough = number + 1 if number + 1 < len(starts) else exit_node
+        if end == start:  # empty final block
+            successors.append((exit_node,))
+            continue
+        successors.append(_successors_of(function, instructions[end - 1], fallthrough, exit_node, block_index_at))
+    predecessors: list[list[int]] = [[] for _ in starts]
+    for number, targets in enumerate(successors):
+        for target in targets:
+            if target != exit_node and number not in predecessors[target]:
+                predecessors[target].append(number)
+    blocks = tuple(
+        Block(
+            index=number,
+            start=start,
+            end=starts[number + 1] if number + 1 < len(starts) else count,
+            successors=successors[number],
+            predecessors=tuple(predecessors[number]),
+        )
+        for number, start in enumerate(starts)
+    )
+    return ControlFlowGraph(function, blocks, tuple(block_of))
+
+
+def _successors_of(
+    function: ir.Function,
+    last: ir.Instruction,
+    fallthrough: int,
+    exit_node: int,
+    block_index_at: dict[int, int],
+) -> tuple[int, ...]:
+    base = last.opcode.base
+    guarded = last.guard is not None
+    if base in _EXITS:
+        return (exit_node, fallthrough) if guarded else (exit_node,)
+    if base not in _BRANCHES:
+        return (fallthrough,)
+    targets = _branch_targets(function, last, block_index_at)
+    if targets is None:  # a target we cannot resolve: assume it may go anywhere it could
+        targets = tuple(sorted(set(block_index_at.values())))
+    if guarded and fallthrough not in targets:
+        targets = targets + (fallthrough,)
+    return _unique(targets)
+
+
+def _branch_targets(
+    function: ir.Function, branch: ir.Instruction, block_index_at: dict[int, int]
+) -> tuple[int, ...] | None:
+    names: tuple[str, ...]
+    if branch.opcode.base == "bra":
+        operand = branch.operands[0] if branch.operands else None
+        if not isinstance(operand, ir.Symbol):
+            return None
+        names = (operand.name,)
+    else:  # brx.idx index, tlist
+        operand = branch.operands[1] if len(branch.operands) > 1 else None
+        if not isinstance(operand, ir.Symbol):
+            return None
+        targets = function.resolve_branch_targets(operand.name, branch.scope)
+        if targets is None:
+            return None
+        names = targets.targets
+    blocks = []
+    for name in names:
+        label = function.resolve_label(name, branch.scope)
+        if label is None or label.index not in block_index_at:
+            return None
+        blocks.append(block_index_at[label.index])
+    return tuple(blocks)
+
+
+def _unique(items: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(dict.fromkeys(items))
+
+
+def _post_order(root: int, successors, skip: int | None) -> list[int]:
+    """Iterative depth-first post-order from ``root`` (``skip`` is never entered)."""
+    order: list[int] = []
+    visited = {root}
+    stack = [(root, iter(successors(root)))]
+    while stack:
+        node, children = stack[-1]
+        for child in children:
+            if child not in visited and child != skip:
+                visited.add(child)
+                stack.append((child, iter(successors(child))))
+                break
+        else:
+            stack.pop()
+            order.append(node)
+    return order
+
+
+def _immediate_dominators(order: tuple[int, ...], predecessors) -> dict[int, int]:
+    """Cooper, Harvey and Kennedy's iterative algorithm ("A Simple, Fast Dominance Algorithm")
+    over nodes in reverse post-order from the root (``order[0]``)."""
+    number = {node: position for position, node in enumerate(order)}
+    root = order[0]
+    idom: dict[int, int] = {root: root}
+
+    def intersect(first: int, second: int) -> int:
+        while first != second:
+            while number[first] > number[second]:
+                first = idom[first]
+            while number[second] > number[first]:
+                second = idom[second]
+        return first
+
+    changed = True
+    while changed:
+        changed = False
+        for node in order[1:]:
+            chosen = None
+            for predecessor in predecessors(node):
+                if predecessor in idom and predecessor in number:
+                    chosen = predecessor if chosen is None else intersect(predecessor, chosen)
+            if chosen is not None and idom.get(node) != chosen:
+                idom[node] = chosen
+                changed = True
+    return idom
+
+
+def _is_ancestor(idom: dict[int, int], ancestor: int, node: int) -> bool:
+    if node not in idom or ancestor not in idom:
+        return False
+    while True:
+        if node == ancestor:
+            return True
+        parent = idom[node]
+        if parent == node:
+            return False
+        node = parent

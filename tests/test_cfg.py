@@ -1,0 +1,121 @@
+"""Unit tests for the pure graph algorithms: blocks, reverse post-order, dominators,
+post-dominators, influence regions, and the call graph."""
+
+from __future__ import annotations
+
+from ptxlint import cfg
+from ptxlint.callgraph import CallGraph
+from ptxlint.lower import lower
+from ptxlint.source import SourceFile
+
+HEADER = ".version 9.0\n.target sm_90a\n.address_size 64\n"
+
+
+def function_of(body: str, name: str = "k"):
+    text = HEADER + f".visible .entry {name}()\n{{\n.reg .pred %p<4>;\n.reg .b32 %r<8>;\n{body}\n}}\n"
+    module = lower(SourceFile.from_bytes("t.ptx", text.encode()))
+    assert not module.syntax_errors, module.syntax_errors
+    return module.functions[0]
+
+
+DIAMOND = """
+	setp.eq.u32 %p1, %r1, 0;
+	@%p1 bra ELSE;
+	add.u32 %r2, %r1, 1;
+	bra.uni JOIN;
+ELSE:
+	add.u32 %r2, %r1, 2;
+JOIN:
+	ret;
+"""
+
+
+def test_diamond_blocks_and_edges() -> None:
+    graph = cfg.build(function_of(DIAMOND))
+    assert [(block.start, block.end) for block in graph.blocks] == [(0, 2), (2, 4), (4, 5), (5, 6)]
+    assert graph.blocks[0].successors == (2, 1)
+    assert graph.blocks[1].successors == (3,)
+    assert graph.blocks[3].successors == (graph.exit,)
+    assert graph.reverse_post_order[0] == 0 and graph.reverse_post_order[-1] == 3
+
+
+def test_diamond_dominators_and_post_dominators() -> None:
+    graph = cfg.build(function_of(DIAMOND))
+    assert graph.immediate_dominators == {0: 0, 1: 0, 2: 0, 3: 0}
+    post = graph.immediate_post_dominators
+    assert post[0] == 3 and post[1] == 3 and post[2] == 3 and post[3] == graph.exit
+    assert graph.dominates(0, 3) and not graph.dominates(1, 3)
+    assert graph.post_dominates(3, 0) and not graph.post_dominates(1, 0)
+    assert graph.influence_region(0) == frozenset({1, 2})
+
+
+LOOP = """
+	mov.u32 %r1, 0;
+LOOP:
+	add.u32 %r1, %r1, 1;
+	setp.lt.u32 %p1, %r1, 10;
+	@%p1 bra LOOP;
+	ret;
+"""
+
+
+def test_loop_back_edge_and_influence() -> None:
+    graph = cfg.build(function_of(LOOP))
+    assert graph.back_edges == frozenset({(1, 1)})
+    assert graph.immediate_dominators[2] == 1
+    assert graph.influence_region(1) == frozenset({1})
+
+
+def test_endless_loop_has_no_post_dominator() -> None:
+    graph = cfg.build(function_of("SPIN:\n\tbra.uni SPIN;"))
+    assert 0 not in graph.immediate_post_dominators
+
+
+def test_branch_to_final_label_gets_an_empty_block() -> None:
+    graph = cfg.build(function_of("\t@%p1 bra END;\n\tadd.u32 %r1, %r1, 1;\nEND:"))
+    assert graph.blocks[-1].start == graph.blocks[-1].end == 2
+    assert graph.blocks[0].successors == (2, 1)
+
+
+def test_scoped_labels_resolve_to_the_innermost_definition() -> None:
+    body = "{\nDONE:\n\t@%p1 bra DONE;\n}\n{\nDONE:\n\t@%p2 bra DONE;\n}"
+    graph = cfg.build(function_of(body))
+    assert graph.blocks[0].successors[0] == 0
+    assert graph.blocks[1].successors[0] == 1
+
+
+def test_brx_idx_goes_to_every_listed_target() -> None:
+    body = "\tts: .branchtargets A, B;\n\tbrx.idx %r1, ts;\nA:\n\tret;\nB:\n\texit;"
+    graph = cfg.build(function_of(body))
+    assert graph.blocks[0].successors == (1, 2)
+
+
+def test_irreducible_graph_dominators() -> None:
+    body = """
+	@%p1 bra B;
+A:
+	@%p2 bra B;
+	bra.uni END;
+B:
+	@%p3 bra A;
+END:
+	ret;
+"""
+    graph = cfg.build(function_of(body))
+    idom = graph.immediate_dominators
+    assert idom[1] == 0 and idom[3] == 0  # neither A nor B dominates the other
+    assert len(graph.back_edges) == 1
+
+
+def test_call_graph_recursion_and_reach() -> None:
+    text = HEADER + """
+.func leaf() { ret; }
+.func even() { call.uni odd; ret; }
+.func odd() { call.uni even; call.uni leaf; ret; }
+.visible .entry k() { call.uni odd; ret; }
+"""
+    module = lower(SourceFile.from_bytes("t.ptx", text.encode()))
+    graph = CallGraph(module)
+    assert graph.recursive == frozenset({"even", "odd"})
+    assert graph.reachable_from("k") == ("k", "odd", "even", "leaf")
+    assert [site.caller for site in graph.callers["leaf"]] == ["odd"]
