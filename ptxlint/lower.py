@@ -113,7 +113,14 @@ class _Lowering:
         self.data = source.data
         self.line_starts = list(source.line_starts)
         self.kinds = _kinds()
-        self.opcodes: dict[str, ir.Opcode] = {}
+        # Opcode token -> (Opcode, whether its first operand is a destination); equal opcode texts
+        # share one Opcode object.
+        self.opcodes: dict[bytes, tuple[ir.Opcode, bool]] = {}
+        # The line the last span fell on, [line_start, next_line_start): most spans of an
+        # instruction share its line, so this spares a bisection per operand.
+        self.line_number = 1
+        self.line_start = 0
+        self.next_line_start = source.line_starts[1] if source.line_count > 1 else len(source.data) + 1
         self.syntax_errors: list[ir.SyntaxProblem] = []
         # Per-function register tables, used to tell registers from labels and variables.
         self.register_names: set[str] = set()
@@ -124,8 +131,13 @@ class _Lowering:
     # ------------------------------------------------------------------ positions
 
     def span(self, start: int, end: int) -> Span:
-        line = bisect.bisect_right(self.line_starts, start)
-        return _new_span(start, end, line, start - self.line_starts[line - 1] + 1)
+        if not self.line_start <= start < self.next_line_start:
+            line_starts = self.line_starts
+            line = bisect.bisect_right(line_starts, start)
+            self.line_number = line
+            self.line_start = line_starts[line - 1]
+            self.next_line_start = line_starts[line] if line < len(line_starts) else len(self.data) + 1
+        return _new_span(start, end, self.line_number, start - self.line_start + 1)
 
     def node_span(self, node: Node) -> Span:
         return self.span(node.start_byte, node.end_byte)
@@ -436,30 +448,31 @@ class _Lowering:
             opcode_start = opcode_end = node.start_byte
         else:
             opcode_start, opcode_end = opcode_node.start_byte, opcode_node.end_byte
-        opcode = self.opcode(self.data[opcode_start:opcode_end])
+        opcode, writes_first = self.opcode(self.data[opcode_start:opcode_end])
         if opcode.base == "call":
             destination_count = 1 if operands and type(operands[0]) is ir.ArgumentList else 0
         else:
-            destination_count = 1 if operands and writes_first_operand(opcode.base, opcode.modifiers) else 0
+            destination_count = 1 if operands and writes_first else 0
+        span = self.span(node.start_byte, node.end_byte)
         return _new_instruction(
             opcode,
             tuple(operands),
             destination_count,
             guard,
-            self.span(node.start_byte, node.end_byte),
+            span,
             self.span(opcode_start, opcode_end),
             scope,
             location,
         )
 
-    def opcode(self, token: bytes) -> ir.Opcode:
-        text = token.decode("ascii", errors="replace")
-        opcode = self.opcodes.get(text)
-        if opcode is None:
+    def opcode(self, token: bytes) -> tuple[ir.Opcode, bool]:
+        known = self.opcodes.get(token)
+        if known is None:
+            text = token.decode("ascii", errors="replace")
             base, *modifiers = text.split(".")
             opcode = ir.Opcode(text, base, tuple(modifiers))
-            self.opcodes[text] = opcode
-        return opcode
+            known = self.opcodes[token] = (opcode, writes_first_operand(base, opcode.modifiers))
+        return known
 
     def guard(self, node: Node) -> ir.Guard:
         predicate = node.child_by_field_name("predicate")
@@ -480,8 +493,7 @@ class _Lowering:
             else:
                 known = (text, _new_symbol)
             self.name_cache[token] = known
-        line = bisect.bisect_right(self.line_starts, start)
-        return known[1](known[0], _new_span(start, end, line, start - self.line_starts[line - 1] + 1))
+        return known[1](known[0], self.span(start, end))
 
     def is_register(self, name: str) -> bool:
         if name in self.register_names:

@@ -1,0 +1,172 @@
+"""Throughput of ptxlint's pipeline on big inputs, printed as a table.
+
+For each input it measures, each in a fresh subprocess so that peak memory is the run's own:
+  * `parse`   tree-sitter's bare Parser.parse — the floor nothing can beat;
+  * `lower`   parse + lowering to the IR (issue target: ≥ 150,000 lines/s, ≤ 2× `parse`);
+  * `lint`    the whole default rule set end to end (target: ≥ 80,000 lines/s, ≥ 4× ptxas -O0);
+  * `ptxas`   `ptxas -O0` on the same file, for scale (real files only);
+plus peak memory per input line (target ≤ 1.5 KB) and linear scaling on the synthetic file
+(2× input ≤ 2.2× time).
+
+Inputs: the largest files of the regression corpus (`scripts/build_corpus.py`) and a synthetic
+1,000,000-line kernel generated into the cache. Usage:
+
+    python benchmarks/bench_pipeline.py [--corpus DIR] [--largest N] [--lines N] [--skip-ptxas]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+CACHE = Path(os.environ.get("PTXLINT_CACHE", Path.home() / ".cache" / "ptxlint"))
+
+# A child process runs one stage on one file and prints {"seconds": …, "peak_kib": …}.
+_CHILD = r"""
+import gc, json, resource, sys, time
+stage, path = sys.argv[1], sys.argv[2]
+from ptxlint import syntax
+from ptxlint.source import SourceFile
+from ptxlint.lower import lower
+from ptxlint.lint import LintSettings, lint_source
+data = open(path, "rb").read()
+source = SourceFile.from_bytes(path, data)
+syntax.parse(b".version 9.0\n")  # load the grammar before the clock starts
+baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+started = time.perf_counter()
+if stage == "parse":
+    tree = syntax.parse(data)
+elif stage == "lower":
+    module = lower(source)
+else:
+    diagnostics = lint_source(source, LintSettings())
+seconds = time.perf_counter() - started
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"seconds": seconds, "peak_kib": peak - baseline}))
+"""
+
+
+def run_stage(stage: str, path: Path) -> dict[str, float]:
+    output = subprocess.run(
+        [sys.executable, "-c", _CHILD, stage, str(path)], capture_output=True, text=True, check=True
+    ).stdout
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def ptxas_seconds(path: Path) -> float | None:
+    tool = shutil.which("ptxas")
+    if tool is None:
+        return None
+    arch = "sm_90a"
+    with path.open(errors="replace") as handle:
+        for line in handle:
+            if line.startswith(".target"):
+                arch = line.split()[1].rstrip(",")
+                break
+    started = time.perf_counter()
+    result = subprocess.run([tool, f"-arch={arch}", "-O0", "-o", os.devnull, str(path)], capture_output=True)
+    elapsed = time.perf_counter() - started
+    return elapsed if result.returncode == 0 else None
+
+
+def synthetic_kernel(lines: int) -> Path:
+    """A kernel of `lines` lines in the instruction mix nvcc emits for a GEMM main loop."""
+    path = CACHE / "bench" / f"synthetic-{lines}.ptx"
+    if path.exists():
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    header = [
+        ".version 9.0", ".target sm_100a", ".address_size 64", "",
+        ".visible .entry synthetic(.param .u64 .ptr .global .align 16 out)", ".maxntid 256, 1, 1", "{",
+        "\t.reg .pred \t%p<64>;", "\t.reg .b32 \t%r<4096>;", "\t.reg .b64 \t%rd<512>;", "\t.reg .f32 \t%f<1024>;",
+        "\tld.param.u64 \t%rd1, [out];", "\tmov.u32 \t%r1, %tid.x;",
+    ]
+    body = [
+        "\tld.global.nc.v4.f32 \t{%f1, %f2, %f3, %f4}, [%rd2+16];",
+        "\tfma.rn.f32 \t%f5, %f1, %f2, %f5;",
+        "\tadd.s32 \t%r3, %r3, 1;",
+        "\tshl.b32 \t%r4, %r3, 4;",
+        "\tmad.lo.s32 \t%r5, %r4, %r1, %r3;",
+        "\tcvt.u64.u32 \t%rd3, %r5;",
+        "\tadd.s64 \t%rd4, %rd1, %rd3;",
+        "\tst.global.f32 \t[%rd4], %f5;",
+        "\tsetp.lt.u32 \t%p1, %r3, 1024;",
+        "\t// a comment line, as nvcc writes them",
+        "\tbar.sync \t0;",
+    ]
+    with path.open("w") as handle:
+        handle.write("\n".join(header) + "\n")
+        written, block = len(header), 0
+        while written < lines - 3:
+            handle.write(f"$L__BB0_{block}:\n")
+            for line in body:
+                handle.write(line + "\n")
+            handle.write(f"\t@%p1 bra \t$L__BB0_{block};\n")
+            written += len(body) + 2
+            block += 1
+        handle.write("\tret;\n}\n")
+    return path
+
+
+def corpus_files(corpus: Path, largest: int) -> list[Path]:
+    manifest = corpus / "manifest.json"
+    if not manifest.exists():
+        return []
+    entries = json.loads(manifest.read_text())
+    entries = entries.get("files", entries) if isinstance(entries, dict) else entries
+    ranked = sorted(entries, key=lambda entry: entry.get("lines", 0), reverse=True)
+    return [corpus / entry["path"] if not Path(entry["path"]).is_absolute() else Path(entry["path"]) for entry in ranked[:largest]]
+
+
+def count_lines(path: Path) -> int:
+    with path.open("rb") as handle:
+        return sum(1 for _ in handle)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", type=Path, default=CACHE / "corpus")
+    parser.add_argument("--largest", type=int, default=4)
+    parser.add_argument("--lines", type=int, default=1_000_000)
+    parser.add_argument("--skip-ptxas", action="store_true")
+    parser.add_argument("--stages", default="parse,lower,lint")
+    arguments = parser.parse_args()
+    stages = arguments.stages.split(",")
+
+    inputs = corpus_files(arguments.corpus, arguments.largest)
+    half, full = synthetic_kernel(arguments.lines // 2), synthetic_kernel(arguments.lines)
+    inputs += [half, full]
+    header = f"{'file':44s} {'lines':>9s}" + "".join(f" {stage + ' s':>9s} {'klines/s':>9s}" for stage in stages)
+    header += f" {'lower/parse':>11s} {'B/line':>7s} {'ptxas s':>8s}"
+    print(header)
+    times: dict[Path, dict[str, float]] = {}
+    for path in inputs:
+        lines = count_lines(path)
+        row = f"{path.name[-44:]:44s} {lines:9d}"
+        measured: dict[str, float] = {}
+        peak = 0.0
+        for stage in stages:
+            result = run_stage(stage, path)
+            measured[stage] = result["seconds"]
+            peak = max(peak, result["peak_kib"])
+            row += f" {result['seconds']:9.2f} {lines / result['seconds'] / 1000:9.1f}"
+        times[path] = measured
+        ratio = measured["lower"] / measured["parse"] if "lower" in measured and "parse" in measured else float("nan")
+        synthetic = path in (half, full)
+        ptxas = None if arguments.skip_ptxas or synthetic else ptxas_seconds(path)
+        row += f" {ratio:11.2f} {peak * 1024 / lines:7.0f} {ptxas if ptxas is not None else float('nan'):8.2f}"
+        print(row, flush=True)
+    for stage in stages:
+        scaling = times[full][stage] / times[half][stage]
+        print(f"scaling {stage}: 2x input -> {scaling:.2f}x time (target <= 2.2)")
+
+
+if __name__ == "__main__":
+    main()
