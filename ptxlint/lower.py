@@ -98,7 +98,12 @@ def _fast_constructor(cls: type) -> Callable[..., Any]:
     return namespace["construct"]
 
 
-_new_span = _fast_constructor(Span)
+
+def _new_span(start: int, end: int, line: int, column: int) -> Span:
+    return _tuple_new(Span, (start, end, line, column))
+
+
+_tuple_new = tuple.__new__
 _new_register = _fast_constructor(ir.Register)
 _new_special_register = _fast_constructor(ir.SpecialRegister)
 _new_symbol = _fast_constructor(ir.Symbol)
@@ -137,7 +142,7 @@ class _Lowering:
             self.line_number = line
             self.line_start = line_starts[line - 1]
             self.next_line_start = line_starts[line] if line < len(line_starts) else len(self.data) + 1
-        return _new_span(start, end, self.line_number, start - self.line_start + 1)
+        return _tuple_new(Span, (start, end, self.line_number, start - self.line_start + 1))
 
     def node_span(self, node: Node) -> Span:
         return self.span(node.start_byte, node.end_byte)

@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
+class Span(NamedTuple):
     """A half-open byte range ``[start, end)`` with the 1-based line and byte column of its start.
 
     ``line``/``column`` are redundant with ``start`` but cheap to carry and needed by nearly every
     consumer; where a span ends in lines and columns is rarely needed, so :meth:`SourceFile.end`
     computes it on demand. Columns count bytes (1-based); :class:`SourceFile` converts them to
     characters or UTF-16 code units.
+
+    A named tuple rather than a dataclass: a big file has millions of spans, and a tuple is the
+    cheapest immutable value Python can build.
     """
 
     start: int
