@@ -1,21 +1,31 @@
 """The `ptxlint` command line. Option parsing and output selection only: the work happens in
-`lint`, the formatting in `render`."""
+`lint`, `config`, `baseline`, the formatting in `render`.
+
+Imports of the linter itself (tree-sitter, rules, rich) happen inside the commands, so that
+`ptxlint --version` and `--help` start fast.
+"""
 
 from __future__ import annotations
 
 import sys
 import time
+from typing import TYPE_CHECKING, Callable, NoReturn, TextIO
 
 import click
-from rich.console import Console
 
 from ptxlint import __version__
-from ptxlint.lint import DEFAULT_MAX_FILE_SIZE, InputError, LintSettings, discover, lint_paths, read_source
-from ptxlint.lower import lower
-from ptxlint.render import concise, full
-from ptxlint.rules import ALL_RULES, RULES_BY_CODE, RULES_BY_NAME
+
+if TYPE_CHECKING:
+    from ptxlint.config import ConfigResolver
+    from ptxlint.diagnostics import FileResult
+    from ptxlint.lint import LintSettings
+    from ptxlint.render import Report
+    from ptxlint.source import SourceFile
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+DEFAULT_MAX_FILE_SIZE = 256 * 1024 * 1024  # mirrors ptxlint.lint, which is not imported for --help
+_FORMATS = ("full", "concise", "json", "sarif", "github")
+_PROGRESS_THRESHOLD = 20  # files; below this a progress bar only flickers
 
 
 class _DefaultToCheck(click.Group):
@@ -35,23 +45,47 @@ def main() -> None:
     """A linter and static analyzer for NVIDIA PTX.
 
     \b
-    ptxlint kernel.ptx            lint files (directories: every *.ptx below them)
-    ptxlint rules                 list the rules
-    ptxlint rule PTX101           explain one rule
-    ptxlint dump ir kernel.ptx    show the intermediate representation
+    ptxlint kernel.ptx                 lint files (directories: every *.ptx below them)
+    ptxlint rules                      list the rules
+    ptxlint rule PTX101                explain one rule
+    ptxlint dump ir kernel.ptx         show the intermediate representation
+    ptxlint dump uniformity kernel.ptx show which values are warp-uniform
     """
+
+
+def _selectors(values: tuple[str, ...]) -> tuple[str, ...]:
+    """`--select A,B --select C` → (A, B, C)."""
+    return tuple(item.strip() for value in values for item in value.split(",") if item.strip())
+
+
+def _config_options(command):  # type: ignore[no-untyped-def]
+    """The options shared by `check` and `rules`: where configuration comes from."""
+    command = click.option("--isolated", is_flag=True, help="Ignore every configuration file.")(command)
+    command = click.option(
+        "--config", "config_file", metavar="FILE", help="Use this ptxlint.toml or pyproject.toml for every file."
+    )(command)
+    for flag, text in (
+        ("--ignore", "Rules to turn off (codes, names or prefixes; comma-separated, repeatable)."),
+        ("--extend-select", "Rules to add to the selection."),
+        ("--select", "Rules to run instead of the configured selection (ALL: every rule)."),
+    ):
+        command = click.option(flag, multiple=True, metavar="RULES", help=text)(command)
+    return command
 
 
 @main.command()
 @click.argument("paths", nargs=-1)
-@click.option(
-    "--output-format",
-    type=click.Choice(["full", "concise"]),
-    default="full",
-    show_default=True,
-    help="How findings are printed.",
-)
+@click.option("--output-format", type=click.Choice(_FORMATS), default="full", show_default=True, help="How findings are printed.")
+@click.option("-o", "--output-file", metavar="FILE", help="Write the findings to FILE instead of standard output.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
+@_config_options
+@click.option("--map-to-source", is_flag=True, help="Report findings at the CUDA/Triton line named by `.loc`.")
+@click.option("--baseline", "baseline_file", metavar="FILE", help="Hide the findings recorded in FILE.")
+@click.option("--write-baseline", metavar="FILE", help="Record every current finding in FILE and exit 0.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Lint in this many processes.")
+@click.option("--statistics", is_flag=True, help="Print how often each rule fired instead of the findings.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary, no progress bar.")
 @click.option(
     "--max-file-size",
     type=click.IntRange(min=1),
@@ -59,25 +93,165 @@ def main() -> None:
     show_default=True,
     help="Refuse inputs larger than this many bytes.",
 )
-def check(paths: tuple[str, ...], output_format: str, color: str, max_file_size: int) -> None:
+def check(
+    paths: tuple[str, ...],
+    output_format: str,
+    output_file: str | None,
+    color: str,
+    isolated: bool,
+    config_file: str | None,
+    select: tuple[str, ...],
+    extend_select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    map_to_source: bool,
+    baseline_file: str | None,
+    write_baseline: str | None,
+    jobs: int,
+    statistics: bool,
+    exit_zero: bool,
+    quiet: bool,
+    max_file_size: int,
+) -> None:
     """Lint PTX files."""
+    from ptxlint import baseline
+    from ptxlint.lint import InputError, discover, lint_paths
+    from ptxlint.render import Report
+    from ptxlint.rules import ALL_RULES
+
     if not paths:
         raise click.UsageError("no input: give one or more PTX files or directories, or - for stdin")
+    resolver = _resolver(config_file, isolated, select, extend_select, ignore)
     try:
         files = discover(paths)
-    except InputError as error:
+        jobs_list = [(path, _settings_for(resolver, path, max_file_size)) for path in files]
+        known = baseline.read(baseline_file) if baseline_file else None
+    except (InputError, baseline.BaselineError) as error:
         _fail(str(error))
-    settings = LintSettings(max_file_size=max_file_size)
     started = time.perf_counter()
-    results = list(lint_paths(files, settings))
+    with _progress(len(files), enabled=not quiet) as tick:
+        results = lint_paths(jobs_list, processes=jobs, on_done=tick)
     elapsed = time.perf_counter() - started
-    if output_format == "concise":
-        concise.render(results, sys.stdout)
+    if write_baseline:
+        _write_baseline(write_baseline, results, quiet)
+        return
+    if known is not None:
+        results = baseline.apply(results, known)
+    report = Report(tuple(results), rules=ALL_RULES, elapsed=elapsed, map_to_source=map_to_source)
+    with _output(output_file) as stream:
+        _emit(report, output_format, stream, color, statistics, quiet)
+    sys.exit(_exit_code(results, exit_zero))
+
+
+def _resolver(
+    config_file: str | None, isolated: bool, select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...]
+) -> ConfigResolver:
+    from ptxlint.config import CommandLineSelection, ConfigError, ConfigResolver, FileConfig, resolve
+
+    command_line = CommandLineSelection(
+        select=_selectors(select) or None, extend_select=_selectors(extend_select), ignore=_selectors(ignore)
+    )
+    try:
+        resolve(FileConfig(), command_line)  # reject a bad --select before reading any file
+        return ConfigResolver(config_file, isolated, command_line)
+    except ConfigError as error:
+        _fail(str(error))
+
+
+def _settings_for(resolver: ConfigResolver, path: str, max_file_size: int) -> LintSettings:
+    from ptxlint.config import ConfigError
+    from ptxlint.lint import LintSettings
+
+    try:
+        config = resolver.for_path(path)
+    except ConfigError as error:
+        _fail(str(error))
+    return LintSettings(
+        rules=config.rules_for(path), options=config.options, max_file_size=max_file_size, severity=config.severity
+    )
+
+
+def _write_baseline(path: str, results: list[FileResult], quiet: bool) -> None:
+    from ptxlint import baseline
+
+    try:
+        count = baseline.write(path, results)
+    except baseline.BaselineError as error:
+        _fail(str(error))
+    if not quiet:
+        click.echo(f"ptxlint: recorded {count} finding{'s' if count != 1 else ''} in {path}", err=True)
+    sys.exit(EXIT_ERROR if any(result.error for result in results) else EXIT_CLEAN)
+
+
+def _emit(report: Report, output_format: str, stream: TextIO, color: str, statistics: bool, quiet: bool) -> None:
+    from ptxlint.render import renderer
+
+    if statistics:
+        from ptxlint.render import statistics as statistics_format
+
+        statistics_format.render(report, stream)
+        return
+    if output_format == "full":
+        from ptxlint.render import full
+
+        full.render(report, full.console_for(stream, color), show_summary=not quiet)
     else:
-        full.render(results, _console(color), elapsed)
+        renderer(output_format).render(report, stream)
+
+
+def _exit_code(results: list[FileResult], exit_zero: bool) -> int:
     if any(result.error is not None for result in results):
-        sys.exit(EXIT_ERROR)
-    sys.exit(EXIT_FINDINGS if any(result.diagnostics for result in results) else EXIT_CLEAN)
+        return EXIT_ERROR
+    if exit_zero:
+        return EXIT_CLEAN
+    return EXIT_FINDINGS if any(result.diagnostics for result in results) else EXIT_CLEAN
+
+
+class _output:
+    """Standard output, or the `-o` file (created only once the findings are ready)."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        self.handle: TextIO | None = None
+
+    def __enter__(self) -> TextIO:
+        if self.path is None:
+            return sys.stdout
+        try:
+            self.handle = open(self.path, "w", encoding="utf-8")
+        except OSError as error:
+            _fail(f"{self.path}: cannot write: {error.strerror or error}")
+        return self.handle
+
+    def __exit__(self, *exc: object) -> None:
+        if self.handle is not None:
+            self.handle.close()
+
+
+class _progress:
+    """A transient progress bar on stderr, when stderr is a terminal and there are many files."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total = total
+        self.enabled = enabled and total >= _PROGRESS_THRESHOLD and sys.stderr.isatty()
+        self.bar = None
+
+    def __enter__(self) -> Callable[[], None] | None:
+        if not self.enabled:
+            return None
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.bar = Progress(
+            TextColumn("linting"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+            console=Console(stderr=True), transient=True,
+        )
+        self.bar.__enter__()
+        task = self.bar.add_task("lint", total=self.total)
+        return lambda: self.bar.advance(task)  # type: ignore[union-attr]
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
 
 
 @main.group()
@@ -89,44 +263,76 @@ def dump() -> None:
 @click.argument("path")
 def dump_ir(path: str) -> None:
     """The intermediate representation of PATH."""
+    from ptxlint.lower import lower
     from ptxlint.printer import format_module
 
+    click.echo(format_module(lower(_read_or_fail(path))), nl=False)
+
+
+@dump.command("uniformity")
+@click.argument("path")
+@_config_options
+def dump_uniformity(
+    path: str, isolated: bool, config_file: str | None, select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...]
+) -> None:
+    """Which registers hold warp-uniform values at each instruction of PATH."""
     try:
-        source = read_source(path)
+        from ptxlint.analyses.uniformity import format_uniformity
+    except ImportError as error:
+        _fail(f"the uniformity analysis is not available in this version of ptxlint ({error})")
+    from ptxlint.lower import lower
+
+    options = _resolver(config_file, isolated, select, extend_select, ignore).for_path(path).options
+    click.echo(format_uniformity(lower(_read_or_fail(path)), options), nl=False)
+
+
+def _read_or_fail(path: str) -> SourceFile:
+    from ptxlint.lint import read_source
+
+    try:
+        return read_source(path)
     except (OSError, ValueError) as error:
         _fail(f"{path}: {getattr(error, 'strerror', None) or error}")
-    click.echo(format_module(lower(source)), nl=False)
 
 
 @main.command("rules")
-def list_rules() -> None:
-    """List every rule: code, name, default severity, whether it is on by default, summary."""
+@_config_options
+def list_rules(
+    isolated: bool, config_file: str | None, select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...]
+) -> None:
+    """List every rule: code, name, default severity, enabled here (under the configuration that
+    governs the current directory), summary."""
+    from ptxlint.rules import ALL_RULES
+
+    config = _resolver(config_file, isolated, select, extend_select, ignore).for_path("-")
+    width = max(len(rule.name) for rule in ALL_RULES)
+    click.echo(f"{'CODE':<7} {'NAME':<{width}}  {'SEVERITY':<8}  {'ENABLED':<7}  TITLE")
     for rule in ALL_RULES:
-        enabled = "on " if rule.enabled_by_default else "off"
-        click.echo(f"{rule.code}  {rule.name:40s} {rule.severity.value:8s} {enabled}  {rule.summary}")
+        severity = config.severity.get(rule.code, rule.severity).value
+        enabled = "yes" if rule.code in config.codes else "no"
+        click.echo(f"{rule.code:<7} {rule.name:<{width}}  {severity:<8}  {enabled:<7}  {rule.summary}")
 
 
 @main.command("rule")
 @click.argument("code")
 def show_rule(code: str) -> None:
     """Explain one rule (by code or name)."""
+    from ptxlint.rules import RULES_BY_CODE, RULES_BY_NAME
+
     rule = RULES_BY_CODE.get(code.upper()) or RULES_BY_NAME.get(code)
     if rule is None:
         _fail(f"unknown rule `{code}`; `ptxlint rules` lists them")
+    from rich.console import Console
     from rich.markdown import Markdown
 
-    console = Console()
-    console.print(Markdown(f"# {rule.code} `{rule.name}`\n\n{rule.summary}.\n\n{rule.docs}"))
+    state = "on by default" if rule.enabled_by_default else "off by default (enable with --extend-select)"
+    header = f"# {rule.code} `{rule.name}`\n\n{rule.summary}. Severity **{rule.severity.value}**, {state}.\n\n"
+    Console().print(Markdown(header + rule.docs))
 
 
-def _console(color: str) -> Console:
-    if color == "always":
-        return Console(force_terminal=True, highlight=False, soft_wrap=True)
-    if color == "never":
-        return Console(no_color=True, highlight=False, soft_wrap=True, force_terminal=False)
-    return Console(highlight=False, soft_wrap=True)
+def _fail(message: str) -> NoReturn:
+    from ptxlint.render.text import printable
 
-
-def _fail(message: str) -> None:
-    click.echo(f"ptxlint: error: {message}", err=True)
+    click.echo(f"ptxlint: error: {printable(message)}", err=True)
     sys.exit(EXIT_ERROR)
+

@@ -29,6 +29,20 @@ class Label:
 
 
 @dataclass(frozen=True, slots=True)
+class SourceFrame:
+    """A position in the high-level source a PTX line came from (`kernel.cu:123:5`), taken from
+    `.loc`/`.file`. A diagnostic's ``origin`` lists frames innermost first: the first is where the
+    code was written, each later one a call site it was inlined at."""
+
+    path: str
+    line: int
+    column: int = 0  # 0: the `.loc` named no column
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}" if self.column else f"{self.path}:{self.line}"
+
+
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     """One finding.
 
@@ -46,6 +60,7 @@ class Diagnostic:
     notes: tuple[str, ...] = ()
     help: str | None = None
     witness: tuple[Label, ...] = ()
+    origin: tuple[SourceFrame, ...] = ()  # filled by ptxlint.sourcemap when the PTX has `.loc`
 
     def sort_key(self) -> tuple[int, int, str]:
         return (self.span.line, self.span.column, self.code)
@@ -59,3 +74,5 @@ class FileResult:
     diagnostics: tuple[Diagnostic, ...] = ()
     source: SourceFile | None = field(default=None, repr=False)
     error: str | None = None  # an I/O or decoding problem that stopped the file from being linted
+    suppressed: int = 0  # findings hidden by `// ptxlint: ignore` comments
+    baselined: int = 0  # findings hidden because the baseline file lists them

@@ -1,21 +1,25 @@
 """The driver, readable in one screen: read → parse and lower → run the selected rules →
-sorted diagnostics. Everything about how inputs are found and read lives here too, because every
+apply suppressions → sorted diagnostics mapped to their CUDA source. Everything about how inputs are found and read lives here too, because every
 kind of bad input must end in a clear message rather than a traceback."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Mapping, Sequence
 
+from ptxlint import suppressions
 from ptxlint.context import ModuleContext, Options
-from ptxlint.diagnostics import Diagnostic, FileResult
+from ptxlint.diagnostics import Diagnostic, FileResult, Severity
 from ptxlint.lower import lower
 from ptxlint.rules import ALL_RULES
+from ptxlint.rules import ptx002_unused_suppression as unused_suppression
 from ptxlint.rules.base import Rule
 from ptxlint.source import SourceFile
+from ptxlint.sourcemap import attach_origins
 
 STDIN = "-"
 DEFAULT_MAX_FILE_SIZE = 256 * 1024 * 1024  # bytes; larger inputs are refused, not truncated
@@ -27,6 +31,20 @@ class LintSettings:
     rules: tuple[Rule, ...] = tuple(rule for rule in ALL_RULES if rule.enabled_by_default)
     options: Options = field(default_factory=Options)
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    severity: Mapping[str, Severity] = field(default_factory=dict)  # per-code overrides
+
+    @property
+    def codes(self) -> frozenset[str]:
+        return frozenset(rule.code for rule in self.rules)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What linting one source produced, beyond the diagnostics themselves."""
+
+    diagnostics: list[Diagnostic]
+    suppressed: int = 0
+    crashes: tuple[str, ...] = ()  # rules that raised: a ptxlint bug, reported, never a traceback
 
 
 class InputError(Exception):
@@ -72,12 +90,44 @@ def read_source(path: str, max_file_size: int = DEFAULT_MAX_FILE_SIZE) -> Source
 
 
 def lint_source(source: SourceFile, settings: LintSettings) -> list[Diagnostic]:
+    return analyse(source, settings).diagnostics
+
+
+def analyse(source: SourceFile, settings: LintSettings) -> Analysis:
+    """Lower, run the rules, apply suppressions, then report the suppressions nothing used
+    (PTX002 needs every other rule's findings, so it runs last, here, not as an ordinary rule)."""
     module = lower(source)
     context = ModuleContext(module, settings.options)
-    diagnostics: list[Diagnostic] = []
+    found: list[Diagnostic] = []
+    crashes: list[str] = []
     for rule in settings.rules:
-        diagnostics.extend(rule.check(context))
-    return sorted(diagnostics, key=Diagnostic.sort_key)
+        try:
+            found.extend(rule.check(context))
+        except Exception as error:  # noqa: BLE001 - one broken rule must not hide the others' findings
+            crashes.append(f"internal error in {rule.code} ({type(error).__name__}: {error}); please report it")
+    comments = suppressions.parse(source)
+    outcome = suppressions.apply(found, comments)
+    diagnostics = outcome.kept
+    if unused_suppression.RULE.code in settings.codes:
+        unused = unused_suppression.report(comments, outcome.used, settings.codes)
+        diagnostics.extend(suppressions.apply(unused, _file_wide(comments)).kept)
+    diagnostics = _override_severity(diagnostics, settings.severity)
+    diagnostics = attach_origins(module, diagnostics)
+    return Analysis(sorted(diagnostics, key=Diagnostic.sort_key), outcome.suppressed, tuple(crashes))
+
+
+def _file_wide(comments: list[suppressions.Suppression]) -> list[suppressions.Suppression]:
+    """Only `file-ignore[PTX002]` silences PTX002: a line comment cannot vouch for itself."""
+    return [comment for comment in comments if comment.whole_file]
+
+
+def _override_severity(diagnostics: list[Diagnostic], severity: Mapping[str, Severity]) -> list[Diagnostic]:
+    if not severity:
+        return diagnostics
+    return [
+        dataclasses.replace(diagnostic, severity=severity[diagnostic.code]) if diagnostic.code in severity else diagnostic
+        for diagnostic in diagnostics
+    ]
 
 
 def lint_path(path: str, settings: LintSettings) -> FileResult:
@@ -87,9 +137,29 @@ def lint_path(path: str, settings: LintSettings) -> FileResult:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         display = "<stdin>" if path == STDIN else path
         return FileResult(display, error=reason)
-    return FileResult(source.path, tuple(lint_source(source, settings)), source)
+    analysis = analyse(source, settings)
+    error = "; ".join(analysis.crashes) or None
+    return FileResult(source.path, tuple(analysis.diagnostics), source, error=error, suppressed=analysis.suppressed)
 
 
-def lint_paths(paths: Iterable[str], settings: LintSettings) -> Iterator[FileResult]:
-    for path in paths:
-        yield lint_path(path, settings)
+def lint_paths(
+    jobs: Sequence[tuple[str, LintSettings]], processes: int = 1, on_done: Callable[[], None] | None = None
+) -> list[FileResult]:
+    """Lint every (path, settings) pair, in order. With ``processes`` > 1 the files are spread over
+    a process pool: parsing and lowering hold the GIL, so threads would not help. Standard input
+    is read here, in the parent, since workers cannot share it."""
+    if processes <= 1 or len(jobs) < 2 or any(path == STDIN for path, _ in jobs):
+        return [_tick(lint_path(path, settings), on_done) for path, settings in jobs]
+    from concurrent.futures import ProcessPoolExecutor
+
+    chunk = max(1, min(16, len(jobs) // (processes * 4)))
+    with ProcessPoolExecutor(max_workers=processes) as pool:
+        paths = [path for path, _ in jobs]
+        settings = [settings for _, settings in jobs]
+        return [_tick(result, on_done) for result in pool.map(lint_path, paths, settings, chunksize=chunk)]
+
+
+def _tick(result: FileResult, on_done: Callable[[], None] | None) -> FileResult:
+    if on_done is not None:
+        on_done()
+    return result

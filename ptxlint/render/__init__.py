@@ -1,1 +1,40 @@
-"""Renderers: one output format per module. They know diagnostics and source text, never PTX."""
+"""Renderers: one output format per module. They know diagnostics and source text, never PTX.
+
+Every renderer takes a :class:`Report` (the results of one run, sorted by path, line, column and
+code) and writes it to a text stream; `full` writes to a rich console instead. Formats are
+imported on demand so that `ptxlint --version` and the concise format never load rich.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ptxlint.diagnostics import FileResult
+
+if TYPE_CHECKING:
+    from ptxlint.rules.base import Rule
+
+FORMATS = ("full", "concise", "json", "sarif", "github")
+
+
+@dataclass(frozen=True)
+class Report:
+    """One run: what was found, plus what the machine formats record about the run itself."""
+
+    results: tuple[FileResult, ...]
+    rules: tuple[Rule, ...] = ()  # the registry, for SARIF's rule metadata
+    elapsed: float | None = None
+    map_to_source: bool = False  # make the CUDA source line the primary location
+
+    @property
+    def diagnostic_count(self) -> int:
+        return sum(len(result.diagnostics) for result in self.results)
+
+
+def renderer(name: str) -> Any:
+    """The module rendering format ``name`` (one of :data:`FORMATS`)."""
+    if name not in FORMATS:
+        raise ValueError(f"unknown output format {name!r}")
+    return importlib.import_module(f"{__name__}.{name}")

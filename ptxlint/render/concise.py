@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Iterable, TextIO
+from typing import TextIO
 
-from ptxlint.diagnostics import FileResult
+from ptxlint.render import Report
+from ptxlint.render.locations import origin_text, primary_location
 from ptxlint.render.text import printable
 
 
-def render(results: Iterable[FileResult], stream: TextIO) -> None:
-    for result in results:
+def render(report: Report, stream: TextIO) -> None:
+    for result in report.results:
+        for diagnostic in result.diagnostics:
+            location = primary_location(diagnostic, result, report.map_to_source)
+            position = f"{location.line}:{location.column}" if location.known_column else f"{location.line}"
+            line = f"{printable(location.path)}:{position}: {diagnostic.code} {printable(diagnostic.message)}"
+            if diagnostic.origin and not report.map_to_source:
+                line += f" [{printable(origin_text(diagnostic.origin))}]"
+            stream.write(line + "\n")
         if result.error is not None:
             stream.write(f"{printable(result.path)}: error: {printable(result.error)}\n")
-            continue
-        assert result.source is not None
-        for diagnostic in result.diagnostics:
-            column = result.source.character_column(diagnostic.span.line, diagnostic.span.column)
-            stream.write(
-                f"{printable(result.path)}:{diagnostic.span.line}:{column}: "
-                f"{diagnostic.code} {printable(diagnostic.message)}\n"
-            )

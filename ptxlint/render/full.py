@@ -4,123 +4,235 @@
      --> kernel.ptx:7:2
       |
     7 |     mov.u32 %r1 %tid.x;
-      |     ^^^^^^^^^^^^^^^^^^^
+      |     ^^^^^^^^^^^^^^^^^^^ the statement
       |
+      = source: kernel.cu:12:5, inlined at main.cu:40:3
+      = help: separate the operands with commas
+
+Secondary labels get `-` underlines on their own lines (elided runs of lines become `...`), a
+path witness is listed as numbered steps, and one summary line closes the output. Colour is only
+decoration: the text is identical without it.
 """
 
 from __future__ import annotations
 
-from typing import Iterable
+import os
+from dataclasses import dataclass
+from typing import TextIO
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from ptxlint.diagnostics import Diagnostic, FileResult, Label, Severity
+from ptxlint.diagnostics import Diagnostic, FileResult, Severity
+from ptxlint.render import Report
+from ptxlint.render.locations import origin_text, span_location
 from ptxlint.render.text import plural, printable
 from ptxlint.source import SourceFile, Span
 
-_SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.NOTE: "bold cyan"}
+SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.NOTE: "bold cyan"}
 _GUTTER = "bold blue"
+_LABEL = "bold blue"
 _TAB_WIDTH = 4
 
 
-def render(results: Iterable[FileResult], console: Console, elapsed: float | None = None) -> None:
-    results = list(results)
-    for result in results:
+def console_for(stream: TextIO, color: str) -> Console:
+    """A console honouring `--color`, then `NO_COLOR`/`FORCE_COLOR`, then whether it is a TTY."""
+    common = {"file": stream, "highlight": False, "soft_wrap": True, "emoji": False, "markup": False}
+    if color == "auto":
+        if os.environ.get("NO_COLOR"):
+            color = "never"
+        elif os.environ.get("FORCE_COLOR"):
+            color = "always"
+        else:
+            color = "always" if _is_tty(stream) else "never"
+    if color == "always":
+        return Console(force_terminal=True, no_color=False, color_system="standard", **common)
+    return Console(force_terminal=False, no_color=True, color_system=None, **common)
+
+
+def _is_tty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def render(report: Report, console: Console, show_summary: bool = True) -> None:
+    for result in report.results:
+        if result.source is not None:
+            for diagnostic in result.diagnostics:
+                console.print(diagnostic_text(diagnostic, result.source, report.map_to_source))
         if result.error is not None:
-            console.print(_io_error(result))
-            continue
-        assert result.source is not None
-        for diagnostic in result.diagnostics:
-            console.print(_diagnostic(diagnostic, result.source))
-    console.print(summary(results, elapsed))
+            console.print(_file_error(result))
+    if show_summary:
+        console.print(summary(report))
 
 
-def _io_error(result: FileResult) -> Text:
+def _file_error(result: FileResult) -> Text:
     text = Text()
     text.append("error", style="bold red")
     text.append(f": {printable(result.path)}: {printable(result.error or '')}", style="bold")
     return text
 
 
-def summary(results: list[FileResult], elapsed: float | None) -> Text:
+def summary(report: Report) -> Text:
+    results = report.results
     counts = {severity: 0 for severity in Severity}
     for result in results:
         for diagnostic in result.diagnostics:
             counts[diagnostic.severity] += 1
-    failed = sum(1 for result in results if result.error is not None)
-    checked = len(results) - failed
+    unreadable = sum(1 for result in results if result.source is None)
     parts = [plural(counts[severity], severity.value) for severity in Severity if counts[severity]]
     text = Text()
     if parts:
         text.append("Found " + ", ".join(parts), style="bold")
     else:
         text.append("All checks passed", style="bold green")
-    text.append(f" in {plural(checked, 'file')} checked")
-    if failed:
-        text.append(f", {plural(failed, 'file')} not readable", style="bold red")
-    if elapsed is not None:
-        text.append(f" ({elapsed:.2f}s)")
+    text.append(f" in {plural(len(results) - unreadable, 'file')} checked")
+    if unreadable:
+        text.append(f", {plural(unreadable, 'file')} not readable", style="bold red")
+    hidden = [
+        f"{count} {what}"
+        for count, what in (
+            (sum(result.suppressed for result in results), "suppressed"),
+            (sum(result.baselined for result in results), "in the baseline"),
+        )
+        if count
+    ]
+    if hidden:
+        text.append(f" ({', '.join(hidden)})")
+    if report.elapsed is not None:
+        text.append(f" in {report.elapsed:.2f}s")
     text.append(".")
     return text
 
 
-def _diagnostic(diagnostic: Diagnostic, source: SourceFile) -> Text:
-    style = _SEVERITY_STYLE[diagnostic.severity]
-    lines = [diagnostic.span.line] + [label.span.line for label in diagnostic.labels]
-    width = len(str(max(lines)))
+# ----------------------------------------------------------------------------- one diagnostic
+
+
+@dataclass(frozen=True)
+class _Annotation:
+    span: Span
+    marker: str  # `^` for the primary span, `-` for labels
+    style: str
+    message: str
+
+
+def diagnostic_text(diagnostic: Diagnostic, source: SourceFile, map_to_source: bool = False) -> Text:
+    style = SEVERITY_STYLE[diagnostic.severity]
+    annotations = [_Annotation(diagnostic.span, "^", style, "")]
+    annotations += [_Annotation(label.span, "-", _LABEL, label.message) for label in diagnostic.labels]
+    annotations.sort(key=lambda annotation: (annotation.span.line, annotation.span.start))
+    width = len(str(max(annotation.span.line for annotation in annotations)))
     out = Text()
-    out.append(diagnostic.severity.value, style=style)
-    out.append(f"[{diagnostic.code}]", style=style)
-    out.append(f": {printable(diagnostic.message)}\n", style="bold")
-    out.append(" " * width + "--> ", style=_GUTTER)
-    out.append(f"{printable(source.path)}:{diagnostic.span.line}:{_column(source, diagnostic.span)}\n")
-    out.append(" " * (width + 1) + "|\n", style=_GUTTER)
-    annotations: list[tuple[Span, str, str, str]] = [(diagnostic.span, "^", style, "")]
-    annotations += [(label.span, "-", "bold blue", label.message) for label in diagnostic.labels]
-    previous_line = None
-    for span, marker, marker_style, message in sorted(annotations, key=lambda item: item[0].start):
-        if previous_line is not None and span.line > previous_line + 1:
-            out.append(" " * (width + 1) + "...\n", style=_GUTTER)
-        _frame_line(out, source, span, marker, marker_style, message, width)
-        previous_line = span.line
-    out.append(" " * (width + 1) + "|\n", style=_GUTTER)
-    for step, label in enumerate(diagnostic.witness, start=1):
-        out.append(" " * (width + 1) + "= ", style=_GUTTER)
-        out.append(f"path {step}: ", style="bold")
-        out.append(f"{printable(label.message)} (line {label.span.line})\n")
-    for note in diagnostic.notes:
-        out.append(" " * (width + 1) + "= ", style=_GUTTER)
-        out.append("note", style="bold")
-        out.append(f": {printable(note)}\n")
-    if diagnostic.help:
-        out.append(" " * (width + 1) + "= ", style=_GUTTER)
-        out.append("help", style="bold")
-        out.append(f": {printable(diagnostic.help)}\n")
+    _header(out, diagnostic, style)
+    _pointer(out, diagnostic, source, map_to_source, width)
+    _frame(out, source, annotations, width)
+    _witness(out, diagnostic, source, width)
+    _footer(out, diagnostic, map_to_source, width)
     return out
 
 
-def _column(source: SourceFile, span: Span) -> int:
-    return source.character_column(span.line, span.column)
+def _header(out: Text, diagnostic: Diagnostic, style: str) -> None:
+    out.append(f"{diagnostic.severity.value}[{diagnostic.code}]", style=style)
+    out.append(f": {printable(diagnostic.message)}\n", style="bold")
 
 
-def _frame_line(
-    out: Text, source: SourceFile, span: Span, marker: str, style: str, message: str, width: int
-) -> None:
-    raw = source.line_text(span.line) if span.line <= source.line_count else ""
-    start = _column(source, span) - 1
-    end_line, end_column = source.end(span)
-    end = source.character_column(end_line, end_column) - 1 if end_line == span.line else len(raw)
-    prefix, marked = raw[:start], raw[start:max(end, start + 1)]
-    shown_prefix = printable(prefix.expandtabs(_TAB_WIDTH))
-    out.append(f"{span.line:>{width}} | ", style=_GUTTER)
-    out.append(printable(raw.expandtabs(_TAB_WIDTH)) + "\n")
-    out.append(" " * (width + 1) + "| ", style=_GUTTER)
-    underline = marker * max(1, len(printable(marked.expandtabs(_TAB_WIDTH))))
-    out.append(" " * len(shown_prefix) + underline, style=style)
-    if message:
-        out.append(" " + printable(message), style=style)
+def _pointer(out: Text, diagnostic: Diagnostic, source: SourceFile, map_to_source: bool, width: int) -> None:
+    location = span_location(source, diagnostic.span)
+    ptx = f"{printable(source.path)}:{location.line}:{location.column}"
+    if map_to_source and diagnostic.origin:
+        out.append(" " * width + "--> ", style=_GUTTER)
+        out.append(printable(str(diagnostic.origin[0])) + "\n")
+        out.append(" " * width + "::: ", style=_GUTTER)
+        out.append(ptx + "\n")
+    else:
+        out.append(" " * width + "--> ", style=_GUTTER)
+        out.append(ptx + "\n")
+
+
+def _frame(out: Text, source: SourceFile, annotations: list[_Annotation], width: int) -> None:
+    _gutter(out, width)
+    out.append("\n")
+    previous: int | None = None
+    for line in sorted({annotation.span.line for annotation in annotations}):
+        if previous is not None and line > previous + 1:
+            out.append(" " * (width + 1) + "...\n", style=_GUTTER)
+        _source_line(out, source, line, width)
+        for annotation in (annotation for annotation in annotations if annotation.span.line == line):
+            _underline(out, source, annotation, width)
+        previous = line
+    _gutter(out, width)
     out.append("\n")
 
 
-__all__ = ["render", "summary", "Label"]
+def _gutter(out: Text, width: int, number: int | None = None) -> None:
+    label = f"{number:>{width}}" if number is not None else " " * width
+    out.append(f"{label} |", style=_GUTTER)
+
+
+def _display(text: str) -> str:
+    return printable(text.expandtabs(_TAB_WIDTH))
+
+
+def _source_line(out: Text, source: SourceFile, line: int, width: int) -> None:
+    text = source.line_text(line) if line <= source.line_count else ""
+    _gutter(out, width, line)
+    out.append((" " + _display(text)).rstrip() + "\n")
+
+
+def _underline(out: Text, source: SourceFile, annotation: _Annotation, width: int) -> None:
+    span = annotation.span
+    text = source.line_text(span.line) if span.line <= source.line_count else ""
+    start = source.character_column(span.line, span.column) - 1
+    end_line, end_byte_column = source.end(span)
+    # A span running past its first line is underlined to the end of that line.
+    end = source.character_column(end_line, end_byte_column) - 1 if end_line == span.line else len(text)
+    # Measure what the terminal shows, not characters: tabs expand by position and some
+    # characters (CJK, emoji) take two cells.
+    indent = cell_len(_display(text[:start]))
+    length = max(1, cell_len(_display(text[:end])) - indent)
+    _gutter(out, width)
+    out.append(" " + " " * indent)
+    out.append(annotation.marker * length, style=annotation.style)
+    if annotation.message:
+        out.append(" " + printable(annotation.message), style=annotation.style)
+    out.append("\n")
+
+
+def _witness(out: Text, diagnostic: Diagnostic, source: SourceFile, width: int) -> None:
+    if not diagnostic.witness:
+        return
+    _note_prefix(out, width)
+    out.append("path", style="bold")
+    out.append(":\n")
+    steps = len(diagnostic.witness)
+    for number, step in enumerate(diagnostic.witness, start=1):
+        location = span_location(source, step.span)
+        out.append(" " * (width + 3) + f"{number:>{len(str(steps))}}. ")
+        out.append(f"{location.line}:{location.column}", style=_GUTTER)
+        out.append(f" {printable(step.message)}\n")
+
+
+def _footer(out: Text, diagnostic: Diagnostic, map_to_source: bool, width: int) -> None:
+    if diagnostic.origin and not map_to_source:
+        _note_prefix(out, width)
+        out.append("source", style="bold")
+        out.append(f": {printable(origin_text(diagnostic.origin))}\n")
+    elif len(diagnostic.origin) > 1:
+        _note_prefix(out, width)
+        out.append("inlined at", style="bold")
+        out.append(f": {printable(origin_text(diagnostic.origin[1:]))}\n")
+    for note in diagnostic.notes:
+        _note_prefix(out, width)
+        out.append("note", style="bold")
+        out.append(f": {printable(note)}\n")
+    if diagnostic.help:
+        _note_prefix(out, width)
+        out.append("help", style="bold")
+        out.append(f": {printable(diagnostic.help)}\n")
+
+
+def _note_prefix(out: Text, width: int) -> None:
+    out.append(" " * (width + 1) + "= ", style=_GUTTER)

@@ -1,0 +1,45 @@
+"""GitHub Actions workflow commands: each finding becomes an annotation on the pull request.
+
+    ::error file=kernel.ptx,line=7,col=2,endLine=7,endColumn=21,title=PTX001 syntax-error::message
+
+The runner splits on `::` and `,`, so values are escaped as the runner unescapes them: `%`, CR and
+LF everywhere, and `:` and `,` in properties too.
+"""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from ptxlint.diagnostics import Severity
+from ptxlint.render import Report
+from ptxlint.render.locations import origin_text, primary_location
+
+_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render(report: Report, stream: TextIO) -> None:
+    for result in report.results:
+        for diagnostic in result.diagnostics:
+            location = primary_location(diagnostic, result, report.map_to_source)
+            properties = {"file": location.path, "line": str(location.line)}
+            if location.known_column:
+                properties["col"] = str(location.column)
+                if (location.end_line, location.end_column) != (location.line, location.column):
+                    properties["endLine"] = str(location.end_line)
+                    properties["endColumn"] = str(location.end_column)
+            properties["title"] = f"{diagnostic.code} {diagnostic.name}"
+            message = diagnostic.message
+            if diagnostic.origin and not report.map_to_source:
+                message += f" (from {origin_text(diagnostic.origin)})"
+            fields = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items())
+            stream.write(f"::{_COMMAND[diagnostic.severity]} {fields}::{escape_data(message)}\n")
+        if result.error is not None:
+            stream.write(f"::error file={escape_property(result.path)},title=ptxlint::{escape_data(result.error)}\n")

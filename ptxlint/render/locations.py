@@ -1,0 +1,59 @@
+"""Where a diagnostic is, in the units each consumer counts.
+
+Spans count bytes; people and most tools count characters, SARIF counts UTF-16 code units. With
+`--map-to-source` the primary location is the CUDA/Triton line the PTX came from (`.loc`), so
+review bots annotate the file people edit; the PTX position then becomes a related location.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ptxlint.diagnostics import Diagnostic, FileResult, SourceFrame
+from ptxlint.source import SourceFile, Span
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A 1-based range; ``end_line``/``end_column`` are just past the end (exclusive column)."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    @property
+    def known_column(self) -> bool:
+        return self.column > 0
+
+
+def span_location(source: SourceFile, span: Span, utf16: bool = False) -> Location:
+    """``span`` in character columns, or UTF-16 code units for SARIF."""
+    convert = source.utf16_column if utf16 else source.character_column
+    end_line, end_byte_column = source.end(span)
+    end_line = min(end_line, source.line_count)
+    return Location(
+        path=source.path,
+        line=span.line,
+        column=convert(span.line, span.column),
+        end_line=end_line,
+        end_column=convert(end_line, end_byte_column),
+    )
+
+
+def frame_location(frame: SourceFrame) -> Location:
+    """A source-mapped position: `.loc` names a line and maybe a column, never a range."""
+    return Location(frame.path, frame.line, frame.column, frame.line, frame.column)
+
+
+def primary_location(diagnostic: Diagnostic, result: FileResult, map_to_source: bool, utf16: bool = False) -> Location:
+    if map_to_source and diagnostic.origin:
+        return frame_location(diagnostic.origin[0])
+    assert result.source is not None
+    return span_location(result.source, diagnostic.span, utf16)
+
+
+def origin_text(origin: tuple[SourceFrame, ...]) -> str:
+    """`kernel.cu:12:5, inlined at main.cu:40:3`."""
+    return ", inlined at ".join(str(frame) for frame in origin)

@@ -1,0 +1,188 @@
+"""SARIF 2.1.0, shaped for GitHub code scanning.
+
+- `tool.driver.rules` is the whole rule registry, with the docs as help text, so alerts explain
+  themselves; results point at their rule by `ruleId` and `ruleIndex`.
+- Regions count UTF-16 code units (`columnKind`), converted from byte spans by `SourceFile`.
+- URIs are relative to `%SRCROOT%` (the working directory) where possible, so the log does not
+  depend on where the checkout lives.
+- `partialFingerprints.primaryLocationLineHash` is computed as the upload action would, so alerts
+  keep their identity when lines move.
+- Labels become `relatedLocations`, a witness path becomes a `codeFlow`, unreadable inputs become
+  `toolExecutionNotifications` and make `executionSuccessful` false.
+- With `--map-to-source` the primary location is the CUDA/Triton line and the PTX position is a
+  related location; without it, the other way round.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.parse
+from pathlib import Path
+from typing import Any, TextIO
+
+from ptxlint import __version__
+from ptxlint.diagnostics import Diagnostic, FileResult, Label, Severity, SourceFrame
+from ptxlint.render import Report
+from ptxlint.render.fingerprint import line_hashes
+from ptxlint.render.locations import Location, frame_location, span_location
+from ptxlint.rules.base import Rule
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://example.invalid/ptxlint"  # the project's Homepage in pyproject.toml
+SOURCE_ROOT = "%SRCROOT%"
+_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
+
+
+def render(report: Report, stream: TextIO, source_root: str | None = None) -> None:
+    json.dump(log(report, source_root), stream, indent=2, ensure_ascii=False)
+    stream.write("\n")
+
+
+def log(report: Report, source_root: str | None = None) -> dict[str, Any]:
+    root = Path(source_root or os.getcwd()).resolve()
+    builder = _RunBuilder(report, root)
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [builder.run()]}
+
+
+def rule_descriptor(rule: Rule) -> dict[str, Any]:
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": rule.section("What it does") or rule.summary},
+        "help": {"text": rule.docs.strip(), "markdown": rule.docs.strip()},
+        "defaultConfiguration": {"level": _LEVEL[rule.severity], "enabled": rule.enabled_by_default},
+        "properties": {"tags": list(rule.tags), "precision": rule.precision},
+    }
+
+
+class _RunBuilder:
+    def __init__(self, report: Report, root: Path) -> None:
+        self.report = report
+        self.root = root
+        self.rule_index = {rule.code: index for index, rule in enumerate(report.rules)}
+        self._hashes: dict[str, dict[int, str] | None] = {}
+
+    def run(self) -> dict[str, Any]:
+        return {
+            "tool": {
+                "driver": {
+                    "name": "ptxlint",
+                    "version": __version__,
+                    "semanticVersion": __version__,
+                    "informationUri": INFORMATION_URI,
+                    "rules": [rule_descriptor(rule) for rule in self.report.rules],
+                }
+            },
+            "invocations": [self.invocation()],
+            "originalUriBaseIds": {SOURCE_ROOT: {"uri": self.root.as_uri() + "/"}},
+            "columnKind": "utf16CodeUnits",
+            "results": [
+                self.result(diagnostic, result)
+                for result in self.report.results
+                if result.source is not None
+                for diagnostic in result.diagnostics
+            ],
+        }
+
+    def invocation(self) -> dict[str, Any]:
+        failures = [result for result in self.report.results if result.error is not None]
+        return {
+            "executionSuccessful": not failures,
+            "toolExecutionNotifications": [
+                {
+                    "level": "error",
+                    "message": {"text": f"{result.path}: {result.error}"},
+                    "locations": [{"physicalLocation": {"artifactLocation": self.artifact(result.path)}}],
+                }
+                for result in failures
+            ],
+        }
+
+    def result(self, diagnostic: Diagnostic, result: FileResult) -> dict[str, Any]:
+        assert result.source is not None
+        primary = (span_location(result.source, diagnostic.span, utf16=True), result.source.data)
+        related = [self.label(result, label) for label in diagnostic.labels]
+        if diagnostic.origin:
+            mapped = (frame_location(diagnostic.origin[0]), None)
+            if self.report.map_to_source:
+                primary, mapped = mapped, primary
+            message = {"text": self.origin_message(diagnostic)}
+            related.append({"physicalLocation": self.physical(mapped[0]), "message": message})
+        sarif: dict[str, Any] = {
+            "ruleId": diagnostic.code,
+            "level": _LEVEL[diagnostic.severity],
+            "message": {"text": self.message(diagnostic)},
+            "locations": [{"physicalLocation": self.physical(primary[0])}],
+        }
+        if diagnostic.code in self.rule_index:
+            sarif["ruleIndex"] = self.rule_index[diagnostic.code]
+        if related:
+            sarif["relatedLocations"] = [dict(location, id=number) for number, location in enumerate(related, 1)]
+        if diagnostic.witness:
+            sarif["codeFlows"] = [self.code_flow(result, diagnostic.witness)]
+        fingerprint = self.line_hash(primary[0], primary[1])
+        if fingerprint:
+            sarif["partialFingerprints"] = {"primaryLocationLineHash": fingerprint}
+        return sarif
+
+    def message(self, diagnostic: Diagnostic) -> str:
+        parts = [diagnostic.message]
+        parts += [f"note: {note}" for note in diagnostic.notes]
+        if diagnostic.help:
+            parts.append(f"help: {diagnostic.help}")
+        return "\n".join(parts)
+
+    def origin_message(self, diagnostic: Diagnostic) -> str:
+        if self.report.map_to_source:
+            return "the PTX instruction"
+        frames = ", inlined at ".join(str(frame) for frame in diagnostic.origin)
+        return f"source line: {frames}"
+
+    def label(self, result: FileResult, label: Label) -> dict[str, Any]:
+        assert result.source is not None
+        location = span_location(result.source, label.span, utf16=True)
+        return {"physicalLocation": self.physical(location), "message": {"text": label.message}}
+
+    def code_flow(self, result: FileResult, witness: tuple[Label, ...]) -> dict[str, Any]:
+        steps = [{"location": self.label(result, label)} for label in witness]
+        return {"threadFlows": [{"locations": steps}]}
+
+    def physical(self, location: Location) -> dict[str, Any]:
+        region: dict[str, Any] = {"startLine": location.line}
+        if location.known_column:
+            region["startColumn"] = location.column
+            if (location.end_line, location.end_column) != (location.line, location.column):
+                region["endLine"] = location.end_line
+                region["endColumn"] = location.end_column
+        return {"artifactLocation": self.artifact(location.path), "region": region}
+
+    def line_hash(self, location: Location, data: bytes | None) -> str | None:
+        """The fingerprint of the primary line. A mapped CUDA file is read here, if it exists:
+        the upload action would hash it too, and both must agree."""
+        if location.path not in self._hashes:
+            data = data if data is not None else _read_text_file(location.path)
+            self._hashes[location.path] = line_hashes(data.decode("utf-8", errors="replace")) if data is not None else None
+        hashes = self._hashes[location.path]
+        return hashes.get(location.line) if hashes else None
+
+    def artifact(self, path: str) -> dict[str, Any]:
+        if path.startswith("<"):  # <stdin>
+            return {"uri": urllib.parse.quote(path)}
+        absolute = Path(path).resolve() if not os.path.isabs(path) else Path(os.path.normpath(path))
+        try:
+            relative = absolute.relative_to(self.root).as_posix()
+        except ValueError:
+            return {"uri": absolute.as_uri()}
+        return {"uri": urllib.parse.quote(relative), "uriBaseId": SOURCE_ROOT}
+
+
+def _read_text_file(path: str) -> bytes | None:
+    if path.startswith("<"):
+        return None
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(64 * 1024 * 1024)
+    except OSError:
+        return None

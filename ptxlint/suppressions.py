@@ -1,0 +1,106 @@
+"""Suppression comments: how a user says "I know, leave this line alone".
+
+    mov.u32 %r1 %tid.x;   // ptxlint: ignore[PTX001]
+    // ptxlint: ignore[PTX101, PTX102]      (alone on its line: covers the next line too)
+    // ptxlint: ignore                      (every rule)
+    // ptxlint: file-ignore[PTX101]         (the whole file)
+
+A comment trailing code covers its own line; a comment alone on its line covers its own line and
+the next one, so it can sit above the instruction it excuses. Codes and rule names are both
+accepted. The driver records which suppressions were used, so that PTX002 can report the rest:
+a stale suppression would otherwise silently hide the next real bug on that line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from ptxlint.diagnostics import Diagnostic
+from ptxlint.rules import RULES_BY_CODE, RULES_BY_NAME
+from ptxlint.source import SourceFile, Span
+
+_COMMENT = re.compile(
+    rb"//[ \t]*ptxlint:[ \t]*(?P<kind>file-ignore|ignore)\b(?:[ \t]*\[(?P<codes>[^\]\n]*)\])?"
+)
+_ITEM = re.compile(rb"[^,\s]+")
+
+
+@dataclass(frozen=True, slots=True)
+class SuppressedCode:
+    """One entry inside the brackets, as written, with the rule code it names (None: unknown)."""
+
+    written: str
+    code: str | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Suppression:
+    span: Span  # the whole comment
+    whole_file: bool
+    lines: tuple[int, ...]  # the lines covered (empty for file-wide suppressions)
+    codes: tuple[SuppressedCode, ...]  # empty: every rule
+
+    def covers(self, diagnostic: Diagnostic) -> bool:
+        if not self.whole_file and diagnostic.span.line not in self.lines:
+            return False
+        return not self.codes or any(entry.code == diagnostic.code for entry in self.codes)
+
+
+@dataclass
+class Outcome:
+    """What applying the suppressions of one file did."""
+
+    kept: list[Diagnostic]
+    suppressed: int
+    # (suppression index, code) pairs that hid something; code None for a bare `ignore`
+    used: set[tuple[int, str | None]] = field(default_factory=set)
+
+
+def resolve_code(written: str) -> str | None:
+    """The rule code a suppression entry names, by code (any case) or by name."""
+    rule = RULES_BY_CODE.get(written.upper()) or RULES_BY_NAME.get(written)
+    return rule.code if rule else None
+
+
+def parse(source: SourceFile) -> list[Suppression]:
+    found = []
+    for line in range(1, source.line_count + 1):
+        text = source.line_bytes(line)
+        if b"ptxlint:" not in text:  # cheap filter: almost no line mentions it
+            continue
+        match = _COMMENT.search(text)
+        if match:
+            found.append(_suppression(source, line, text, match))
+    return found
+
+
+def _suppression(source: SourceFile, line: int, text: bytes, match: re.Match[bytes]) -> Suppression:
+    line_start = source.line_starts[line - 1]
+    span = source.span(line_start + match.start(), line_start + match.end())
+    codes: list[SuppressedCode] = []
+    if match.group("codes") is not None:
+        base = match.start("codes")
+        for item in _ITEM.finditer(match.group("codes")):
+            written = item.group().decode("utf-8", errors="replace")
+            item_span = source.span(line_start + base + item.start(), line_start + base + item.end())
+            codes.append(SuppressedCode(written, resolve_code(written), item_span))
+    whole_file = match.group("kind") == b"file-ignore"
+    alone = not text[: match.start()].strip()
+    lines = () if whole_file else ((line, line + 1) if alone else (line,))
+    return Suppression(span, whole_file, lines, tuple(codes))
+
+
+def apply(diagnostics: Iterable[Diagnostic], suppressions: list[Suppression]) -> Outcome:
+    outcome = Outcome(kept=[], suppressed=0)
+    for diagnostic in diagnostics:
+        users = [index for index, suppression in enumerate(suppressions) if suppression.covers(diagnostic)]
+        if not users:
+            outcome.kept.append(diagnostic)
+            continue
+        outcome.suppressed += 1
+        for index in users:
+            outcome.used.add((index, diagnostic.code if suppressions[index].codes else None))
+    return outcome

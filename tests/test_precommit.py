@@ -1,0 +1,77 @@
+"""The pre-commit hook, run the way users run it: `pre-commit try-repo` from a separate git
+repository. The hook fails on a buggy `.ptx` file and passes once it is fixed.
+
+try-repo on a dirty checkout includes modified files but not new ones, so the hook repository is
+a snapshot of the working tree (tracked and untracked, not ignored files) committed to a
+temporary repository: the test checks the code as it is, committed or not.
+
+pre-commit builds a virtualenv and pip-installs ptxlint into it (compiling the grammar), so this
+takes about a minute; it is skipped when pre-commit or git is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BROKEN = ".version 9.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r1 %tid.x;\n\tret;\n}\n"
+FIXED = BROKEN.replace("%r1 %tid.x", "%r1, %tid.x")
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("pre-commit") is None or shutil.which("git") is None, reason="pre-commit and git are needed"
+)
+
+
+def git(repository: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repository, check=True, capture_output=True)
+
+
+def snapshot(destination: Path) -> Path:
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT, check=True, capture_output=True, text=True,
+    ).stdout
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (destination / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, destination / name)
+    git(destination, "init", "-q")
+    git(destination, "add", "-A")
+    git(destination, "-c", "user.email=t@example.invalid", "-c", "user.name=t", "commit", "-q", "-m", "snapshot")
+    return destination
+
+
+def try_repo(hook_repository: Path, repository: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "NO_COLOR": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    return subprocess.run(
+        ["pre-commit", "try-repo", str(hook_repository), "ptxlint", "--all-files", "--color", "never"],
+        cwd=repository, env=env, capture_output=True, text=True, timeout=900,
+    )
+
+
+def test_hook_fails_on_a_bug_and_passes_when_fixed(tmp_path: Path) -> None:
+    repository = tmp_path / "project"
+    repository.mkdir()
+    git(repository, "init", "-q")
+    git(repository, "config", "user.email", "test@example.invalid")
+    git(repository, "config", "user.name", "test")
+    kernel = repository / "kernel.ptx"
+    kernel.write_text(BROKEN)
+    git(repository, "add", "kernel.ptx")
+    home = tmp_path / "pre-commit-home"
+    hooks = snapshot(tmp_path / "ptxlint")
+
+    failed = try_repo(hooks, repository, home)
+    assert failed.returncode != 0, failed.stdout + failed.stderr
+    assert "PTX001" in failed.stdout and "kernel.ptx:7:14" in failed.stdout, failed.stdout + failed.stderr
+
+    kernel.write_text(FIXED)
+    git(repository, "add", "kernel.ptx")
+    passed = try_repo(hooks, repository, home)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
