@@ -1,0 +1,209 @@
+"""Which PTX ISA version and which targets each instruction and qualifier needs.
+
+Each row reads like the manual's "PTX ISA Notes" / "Target ISA Notes": an instruction (the opcode
+base and its leading operation words, `tcgen05.ld.red`), optionally one qualifier of it, and the
+availability as ``"version: targets; version: targets"``. Target spellings follow
+:mod:`ptxlint.isa.targets` (`sm_90` onion-layered, `sm_100f` family, `sm_100a` exact).
+
+An instruction is judged by its most specific instruction row (`tcgen05.ld.red` over `tcgen05`),
+then by the rows of each of its qualifiers. What no row mentions is not judged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ptxlint.isa.targets import Target, Version, parse_version, supports
+
+# The tcgen05 availability (§9.7.16, Table 60/61): a-targets in 8.6, family targets in 8.8,
+# sm_110 names in 9.0.
+_TCGEN05 = "8.6: sm_100a sm_101a; 8.8: sm_100f sm_101f; 9.0: sm_110f"
+# "sm_100a, sm_101a, sm_120a → 8.8 f-targets → 9.0 sm_110f": the Blackwell extras shared with sm_120.
+_BLACKWELL_EXTRAS = "8.6: sm_100a sm_101a sm_120a; 8.8: sm_100f sm_101f sm_120f; 9.0: sm_110f"
+
+# (instruction, qualifier or None, availability)
+GATES: tuple[tuple[str, str | None, str], ...] = (
+    # --- tcgen05 (§9.7.16)
+    ("tcgen05", None, _TCGEN05),
+    ("tcgen05.ld.red", None, "8.8: sm_101a sm_101f sm_103f; 9.0: sm_110f"),
+    ("tcgen05.shift", None, "8.6: sm_100a sm_101a; 8.8: sm_103a; 9.0: sm_110a"),
+    ("tcgen05.mma", "kind::i8", "8.6: sm_100a sm_101a; 9.0: sm_110a"),
+    # --- wgmma, setmaxnreg (§9.7.15, §9.7.19.5)
+    ("wgmma", None, "8.0: sm_90a"),
+    ("setmaxnreg", None, "8.0: sm_90a; 8.6: sm_100a sm_101a sm_120a; 8.8: sm_100f sm_101f sm_120f; 9.0: sm_110f"),
+    # --- warp and cluster synchronisation
+    ("elect", None, "8.0: sm_90"),
+    ("griddepcontrol", None, "7.8: sm_90"),
+    ("barrier.cluster", None, "7.8: sm_90"),
+    ("barrier.cluster", "release", "8.0: sm_90"),
+    ("barrier.cluster", "relaxed", "8.0: sm_90"),
+    ("barrier.cluster", "acquire", "8.0: sm_90"),
+    ("barrier", "cta", "7.8: sm_30"),
+    ("bar.warp", None, "6.0: sm_30"),
+    ("redux", None, "7.0: sm_80"),
+    ("redux", "f32", "8.6: sm_100a; 8.8: sm_100f"),
+    ("match", None, "6.0: sm_70"),
+    ("activemask", None, "6.2: sm_30"),
+    ("nanosleep", None, "6.3: sm_70"),
+    # --- fences (§9.7.13.4)
+    ("fence.proxy", None, "7.5: sm_70"),
+    ("fence.proxy.async", None, "8.0: sm_90"),
+    ("fence.mbarrier_init", None, "8.0: sm_90"),
+    # --- mbarrier (§9.7.13.15)
+    ("mbarrier", None, "7.0: sm_80"),
+    ("mbarrier", "shared::cta", "7.8: sm_80"),
+    ("mbarrier.try_wait", None, "7.8: sm_90"),
+    ("mbarrier.expect_tx", None, "8.0: sm_90"),
+    ("mbarrier.complete_tx", None, "8.0: sm_90"),
+    ("mbarrier.arrive", "expect_tx", "8.0: sm_90"),
+    # --- asynchronous copies (§9.7.9.25)
+    ("cp.async", None, "7.0: sm_80"),
+    ("cp.async.bulk", None, "8.0: sm_90"),
+    ("cp.reduce.async.bulk", None, "8.0: sm_90"),
+    ("cp.async.bulk", "cta_group::1", "8.6: sm_100a sm_101a; 8.8: sm_100f sm_101f; 9.0: sm_110f"),
+    ("cp.async.bulk", "cta_group::2", "8.6: sm_100a sm_101a; 8.8: sm_100f sm_101f; 9.0: sm_110f"),
+    ("st.async", None, "8.1: sm_90"),
+    ("st.async", "release", "8.7: sm_100"),
+    ("red.async", None, "8.1: sm_90"),
+    ("st.bulk", None, "8.6: sm_100"),
+    ("multimem", None, "8.1: sm_90"),
+    ("clusterlaunchcontrol", None, "8.6: sm_100"),
+    ("tensormap.replace", None, "8.3: sm_90a; " + _BLACKWELL_EXTRAS),
+    # --- matrix instructions (§9.7.14)
+    ("ldmatrix", None, "6.5: sm_75"),
+    ("ldmatrix", "m16n16", _BLACKWELL_EXTRAS),
+    ("ldmatrix", "m8n16", _BLACKWELL_EXTRAS),
+    ("ldmatrix", "b8", _BLACKWELL_EXTRAS),
+    ("stmatrix", None, "7.8: sm_90"),
+    ("stmatrix", "m16n8", _BLACKWELL_EXTRAS),
+    ("stmatrix", "b8", _BLACKWELL_EXTRAS),
+    ("movmatrix", None, "7.8: sm_75"),
+    ("wmma", None, "6.0: sm_70"),
+    ("wmma", "s8", "6.3: sm_72"),
+    ("wmma", "u8", "6.3: sm_72"),
+    ("wmma", "m8n8k32", "6.3: sm_75"),
+    ("wmma", "m8n8k128", "6.3: sm_75"),
+    ("wmma", "bf16", "7.0: sm_80"),
+    ("wmma", "tf32", "7.0: sm_80"),
+    ("wmma", "m16n16k8", "7.0: sm_80"),
+    ("wmma", "m8n8k4", "7.0: sm_80"),
+    ("mma", None, "6.4: sm_70"),
+    ("mma", "m16n8k8", "6.5: sm_75"),
+    ("mma", "m8n8k16", "6.5: sm_75"),
+    ("mma", "m8n8k32", "6.5: sm_75"),
+    ("mma", "m16n8k32", "7.0: sm_80"),
+    ("mma", "m16n8k16", "7.0: sm_80"),
+    ("mma", "bf16", "7.0: sm_80"),
+    ("mma", "tf32", "7.0: sm_80"),
+    ("mma", "e4m3", "8.4: sm_89"),
+    ("mma", "e5m2", "8.4: sm_89"),
+    # --- arithmetic
+    ("add", "f32x2", "8.6: sm_100"),
+    ("sub", "f32x2", "8.6: sm_100"),
+    ("mul", "f32x2", "8.6: sm_100"),
+    ("fma", "f32x2", "8.6: sm_100"),
+    ("tanh", None, "7.0: sm_75"),
+)
+
+
+@dataclass(frozen=True)
+class Availability:
+    """From which version each target set has the feature."""
+
+    since: tuple[tuple[Version, tuple[str, ...]], ...]
+
+    @staticmethod
+    def parse(text: str) -> Availability:
+        since = []
+        for clause in text.split(";"):
+            version, targets = clause.split(":")
+            since.append((parse_version(version.strip()), tuple(targets.split())))
+        return Availability(tuple(since))
+
+    def minimum_version_on(self, target: Target) -> Version | None:
+        """The oldest version in which ``target`` has the feature; None if it never does."""
+        versions = [version for version, targets in self.since if any(supports(t, target) for t in targets)]
+        return min(versions, default=None)
+
+    def describe(self) -> str:
+        """`sm_100a, sm_101a (PTX 8.6); sm_100f, sm_101f (PTX 8.8)` for a message."""
+        return "; ".join(f"{', '.join(targets)} (PTX {v[0]}.{v[1]})" for v, targets in self.since)
+
+
+@dataclass(frozen=True)
+class Gate:
+    instruction: tuple[str, ...]  # ("tcgen05", "ld", "red")
+    qualifier: str | None
+    availability: Availability
+
+    @property
+    def feature(self) -> str:
+        name = ".".join(self.instruction)
+        return f"{name} .{self.qualifier}" if self.qualifier else name
+
+    def matches_instruction(self, base: str, modifiers: tuple[str, ...]) -> bool:
+        words = self.instruction
+        return words[0] == base and modifiers[: len(words) - 1] == words[1:]
+
+
+TABLE: tuple[Gate, ...] = tuple(
+    Gate(tuple(instruction.split(".")), qualifier, Availability.parse(availability))
+    for instruction, qualifier, availability in GATES
+)
+
+
+@dataclass(frozen=True)
+class GateFailure:
+    """A feature the module cannot use: on this target at all (``minimum_version`` None), or not
+    before ``minimum_version``."""
+
+    gate: Gate
+    qualifier_index: int | None  # which modifier to point at; None for the instruction itself
+    minimum_version: Version | None
+
+    @property
+    def is_target_failure(self) -> bool:
+        return self.minimum_version is None
+
+
+def instruction_gate(base: str, modifiers: tuple[str, ...]) -> Gate | None:
+    """The most specific instruction row for this opcode."""
+    candidates = [g for g in TABLE if g.qualifier is None and g.matches_instruction(base, modifiers)]
+    return max(candidates, key=lambda gate: len(gate.instruction), default=None)
+
+
+def qualifier_gates(base: str, modifiers: tuple[str, ...]) -> list[tuple[Gate, int]]:
+    """Rows for the qualifiers this opcode carries, each with the qualifier's index."""
+    found = []
+    for gate in TABLE:
+        if gate.qualifier is not None and gate.matches_instruction(base, modifiers):
+            start = len(gate.instruction) - 1  # the operation words are not qualifiers
+            for index in range(start, len(modifiers)):
+                if modifiers[index] == gate.qualifier:
+                    found.append((gate, index))
+    return found
+
+
+def _judge(gate: Gate, index: int | None, target: Target, version: Version | None) -> GateFailure | None:
+    minimum = gate.availability.minimum_version_on(target)
+    if minimum is None:
+        return GateFailure(gate, index, None)
+    if version is not None and version < minimum:
+        return GateFailure(gate, index, minimum)
+    return None
+
+
+def gate_failures(base: str, modifiers: tuple[str, ...], target: Target, version: Version | None) -> list[GateFailure]:
+    """What this instruction uses that ``target`` at ``version`` does not have. When the
+    instruction itself is unavailable its qualifiers are not judged (one finding, not five)."""
+    gate = instruction_gate(base, modifiers)
+    if gate is not None:
+        failure = _judge(gate, None, target, version)
+        if failure is not None:
+            return [failure]
+    failures = []
+    for qualifier_gate, index in qualifier_gates(base, modifiers):
+        failure = _judge(qualifier_gate, index, target, version)
+        if failure is not None:
+            failures.append(failure)
+    return failures

@@ -1,0 +1,197 @@
+"""Qualifiers that must or must not appear together, as the manual states them and ptxas
+enforces them (where the two differ, see DISAGREEMENTS.md).
+
+:func:`qualifier_problems` takes ``(base, modifiers, operand_kinds)`` and returns each problem
+with the index of the modifier to point at (None: the opcode as a whole). Unknown instructions
+yield nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ptxlint.isa.shapes import SPLIT_SHAPE, TCGEN05_REGISTERS_PER_THREAD, tcgen05_num, tcgen05_shape
+from ptxlint.isa.values import has_scale_input_d
+
+# tcgen05.cp (§9.7.16.9.2): the multicast each shape requires; shapes not listed take none.
+TCGEN05_CP_MULTICAST: dict[str, tuple[str, ...]] = {
+    "64x128b": ("warpx2::02_13", "warpx2::01_23"),
+    "32x128b": ("warpx4",),
+}
+TCGEN05_CP_SHAPES = ("128x256b", "4x256b", "128x128b", "64x128b", "32x128b")
+TCGEN05_CP_MULTICASTS = ("warpx2::02_13", "warpx2::01_23", "warpx4")
+
+# wmma.store (§9.7.14.4.4): `.m8n8k4` is the double-precision shape and stores only `.f64`, and
+# `.f64` exists only in that shape. The manual lists more pairs (`.m8n8k32` stores only `.s32`),
+# but ptxas accepts those other pairings; see DISAGREEMENTS.md.
+DOUBLE_SHAPE = "m8n8k4"
+# The integer-only shapes (sub-byte and single-bit inputs) have no half-precision result.
+INTEGER_SHAPES = ("m8n8k32", "m8n8k128")
+WMMA_SHAPES = ("m16n16k16", "m8n32k16", "m32n8k16", "m8n8k32", "m8n8k128", "m16n16k8", "m8n8k4")
+WMMA_TYPES = ("f16", "f32", "s32", "f64", "bf16", "tf32", "s8", "u8", "s4", "u4", "b1")
+
+# tcgen05.mma (§9.7.16.10.9): the kinds whose D may be scaled by scale-input-d.
+# ptxas also accepts `.kind::i8` (DISAGREEMENTS.md).
+SCALE_INPUT_D_KINDS = ("kind::f16", "kind::tf32", "kind::i8")
+
+# tcgen05.ld `r, [taddr]` and tcgen05.st `[taddr], r`, before the split offset immediate.
+_TCGEN05_LD_ST_OPERANDS = 2
+
+
+@dataclass(frozen=True)
+class QualifierProblem:
+    index: int | None
+    message: str
+    help: str | None = None
+
+
+def _index(modifiers: tuple[str, ...], modifier: str | None) -> int | None:
+    return modifiers.index(modifier) if modifier in modifiers else None
+
+
+def qualifier_problems(base: str, modifiers: tuple[str, ...], operand_kinds: tuple[str, ...]) -> list[QualifierProblem]:
+    """``operand_kinds`` names each operand's form: "vector", "address", "immediate" or "other"."""
+    operation = modifiers[0] if modifiers else ""
+    if base == "tcgen05" and operation in ("ld", "st"):
+        return _tcgen05_ld_st(operation, modifiers, len(operand_kinds))
+    if base == "tcgen05" and operation == "cp":
+        return _tcgen05_cp(modifiers)
+    if base == "tcgen05" and operation == "mma":
+        return _tcgen05_mma(modifiers, operand_kinds)
+    if base == "st" and operation == "async":
+        return _st_async(modifiers)
+    if base == "ldmatrix":
+        return _ldmatrix(modifiers)
+    if base in ("bar", "barrier") and "arrive" in modifiers and len(operand_kinds) == 1:
+        return [QualifierProblem(
+            _index(modifiers, "arrive"), "`.arrive` needs the thread-count operand",
+            "name the number of threads that take part, as the waiting side does")]
+    if base == "wmma" and operation == "store":
+        return _wmma_store(modifiers)
+    return []
+
+
+def _tcgen05_ld_st(operation: str, modifiers: tuple[str, ...], operand_count: int) -> list[QualifierProblem]:
+    problems = []
+    shape, num = tcgen05_shape(modifiers), tcgen05_num(modifiers)
+    reduction = operation == "ld" and len(modifiers) > 1 and modifiers[1] == "red"
+    if shape and num and num not in TCGEN05_REGISTERS_PER_THREAD[shape]:
+        largest = list(TCGEN05_REGISTERS_PER_THREAD[shape])[-1]
+        problems.append(QualifierProblem(
+            _index(modifiers, num), f"`.{num}` is not allowed with shape `.{shape}`",
+            f"the largest `.num` for `.{shape}` is `.{largest}`"))
+    if reduction and num == "x1":
+        problems.append(QualifierProblem(
+            _index(modifiers, num), "`tcgen05.ld.red` needs `.num` of `.x2` or more, not `.x1`",
+            "reduce over at least two columns (`.x2`)"))
+    if shape:
+        base_count = _TCGEN05_LD_ST_OPERANDS + (1 if reduction else 0)  # ld.red adds redval
+        has_offset = operand_count == base_count + 1
+        if shape == SPLIT_SHAPE and operand_count == base_count:
+            problems.append(QualifierProblem(
+                _index(modifiers, shape), f"shape `.{shape}` needs the immHalfSplitoff operand",
+                "add the column offset of the second half after the tensor-memory address"))
+        elif shape != SPLIT_SHAPE and has_offset:
+            problems.append(QualifierProblem(
+                _index(modifiers, shape), f"only `.{SPLIT_SHAPE}` takes an immHalfSplitoff operand, not `.{shape}`",
+                "remove the offset operand"))
+    return problems
+
+
+def _ldmatrix(modifiers: tuple[str, ...]) -> list[QualifierProblem]:
+    """`.m16n16` loads one or two 16x16 matrices; `.m8n16` (decompressing) cannot transpose."""
+    problems = []
+    if "m16n16" in modifiers and "x4" in modifiers:
+        problems.append(QualifierProblem(_index(modifiers, "x4"), "`ldmatrix` with shape `.m16n16` takes `.x1` or `.x2`, not `.x4`"))
+    if "m8n16" in modifiers and "trans" in modifiers:
+        problems.append(QualifierProblem(_index(modifiers, "trans"), "`ldmatrix` with shape `.m8n16` cannot `.trans`"))
+    return problems
+
+
+def _tcgen05_cp(modifiers: tuple[str, ...]) -> list[QualifierProblem]:
+    shape = next((m for m in modifiers if m in TCGEN05_CP_SHAPES), None)
+    multicast = next((m for m in modifiers if m in TCGEN05_CP_MULTICASTS), None)
+    if shape is None:
+        return []
+    allowed = TCGEN05_CP_MULTICAST.get(shape, ())
+    if multicast is None and allowed:
+        choices = " or ".join(f"`.{m}`" for m in allowed)
+        return [QualifierProblem(_index(modifiers, shape), f"shape `.{shape}` needs the multicast qualifier {choices}")]
+    if multicast is not None and multicast not in allowed:
+        fix = " or ".join(f"`.{m}`" for m in allowed) if allowed else "no multicast qualifier"
+        return [QualifierProblem(
+            _index(modifiers, multicast), f"`.{multicast}` is not allowed with shape `.{shape}`", f"`.{shape}` takes {fix}")]
+    return []
+
+
+def _tcgen05_mma(modifiers: tuple[str, ...], operand_kinds: tuple[str, ...]) -> list[QualifierProblem]:
+    problems = []
+    kind = next((m for m in modifiers if m.startswith("kind::")), None)
+    if kind and kind not in SCALE_INPUT_D_KINDS and has_scale_input_d(modifiers, operand_kinds):
+        problems.append(QualifierProblem(
+            _index(modifiers, kind), f"scale-input-d is only allowed with `.kind::f16` and `.kind::tf32`, not `.{kind}`",
+            "remove the scale-input-d operand"))
+    # `.ashift` shifts the A matrix in tensor memory, which a collector fill/use would reuse.
+    collector = next((m for m in modifiers if m in ("collector::a::fill", "collector::a::use")), None)
+    if "ashift" in modifiers and collector:
+        problems.append(QualifierProblem(_index(modifiers, collector), f"`.ashift` cannot be combined with `.{collector}`"))
+    return problems
+
+
+def _st_async(modifiers: tuple[str, ...]) -> list[QualifierProblem]:
+    """The weak form signals an mbarrier in shared::cluster; the release form stores to global at
+    `.gpu` or `.sys` scope and has no mbarrier. Only what ptxas also rejects is reported (see
+    DISAGREEMENTS.md for the manual's stricter wording)."""
+    problems = []
+    mbarrier = "mbarrier::complete_tx::bytes"
+    if "release" in modifiers:
+        for space in ("shared::cluster", "shared::cta", "shared"):
+            if space in modifiers:
+                problems.append(QualifierProblem(
+                    _index(modifiers, space), f"the release form of `st.async` stores to `.global`, not `.{space}`"))
+        if mbarrier in modifiers:
+            problems.append(QualifierProblem(
+                _index(modifiers, mbarrier), "the release form of `st.async` has no mbarrier completion"))
+        scope = next((m for m in modifiers if m in ("cta", "cluster")), None)
+        if scope:
+            problems.append(QualifierProblem(
+                _index(modifiers, scope), f"the release form of `st.async` takes `.gpu` or `.sys` scope, not `.{scope}`"))
+    else:
+        if mbarrier not in modifiers:
+            for needs_mbarrier in ("shared::cluster", "v2", "v4"):
+                if needs_mbarrier in modifiers:
+                    problems.append(QualifierProblem(
+                        _index(modifiers, needs_mbarrier),
+                        f"`.{needs_mbarrier}` belongs to the mbarrier form of `st.async`, which needs `.{mbarrier}`",
+                        "add `.mbarrier::complete_tx::bytes` and the mbarrier operand"))
+        if "mmio" in modifiers:
+            problems.append(QualifierProblem(
+                _index(modifiers, "mmio"), "`.mmio` is only allowed on the release form of `st.async`",
+                "write `st.async.mmio.release.sys.global`"))
+        if "global" in modifiers and mbarrier in modifiers:
+            problems.append(QualifierProblem(
+                _index(modifiers, mbarrier), "`.mbarrier::complete_tx::bytes` signals an mbarrier in `.shared::cluster`, "
+                "not with `.global`", "use `.shared::cluster`, or the release form for global memory"))
+    width = next((m for m in modifiers if m in ("v2", "v4")), None)
+    size = next((int(m[1:]) for m in modifiers if re.fullmatch(r"[bsuf](32|64)", m)), None)
+    if width and size and int(width[1:]) * size > 128:
+        problems.append(QualifierProblem(
+            _index(modifiers, width), f"`.{width}` of {size}-bit elements is {int(width[1:]) * size} bits; "
+            "`st.async` stores at most 128"))
+    return problems
+
+
+def _wmma_store(modifiers: tuple[str, ...]) -> list[QualifierProblem]:
+    shape = next((m for m in modifiers if m in WMMA_SHAPES), None)
+    kind = next((m for m in reversed(modifiers) if m in WMMA_TYPES), None)
+    if shape is None or kind is None:
+        return []
+    if shape in INTEGER_SHAPES and kind == "f16":
+        return [QualifierProblem(_index(modifiers, kind), f"`wmma.store` with shape `.{shape}` stores `.s32`, not `.f16`")]
+    if (shape == DOUBLE_SHAPE) == (kind == "f64"):
+        return []
+    if shape == DOUBLE_SHAPE:
+        return [QualifierProblem(_index(modifiers, kind), f"`wmma.store` with shape `.{shape}` stores `.f64`, not `.{kind}`")]
+    return [QualifierProblem(
+        _index(modifiers, kind), f"`wmma.store` stores `.f64` only with shape `.{DOUBLE_SHAPE}`, not `.{shape}`")]

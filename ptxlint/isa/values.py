@@ -1,0 +1,78 @@
+"""Ranges the manual gives for immediate operands.
+
+:func:`value_limits` maps an operand position of ``(base, modifiers, operand_count)`` to a
+:class:`Limit`; :meth:`Limit.violation` says what is wrong with a value, or None.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Limit:
+    what: str  # "the column count of `tcgen05.alloc`"
+    low: int
+    high: int
+    multiple_of: int = 1
+    power_of_two: bool = False
+
+    def violation(self, value: int) -> str | None:
+        if not self.low <= value <= self.high:
+            if self.high >= 2**31 - 1:
+                return f"{self.what} must be at least {self.low}, not {value}"
+            return f"{self.what} must be in {self.low}…{self.high}, not {value}"
+        if self.power_of_two and value & (value - 1):
+            return f"{self.what} must be a power of two in {self.low}…{self.high}, not {value}"
+        if value % self.multiple_of:
+            return f"{self.what} must be a multiple of {self.multiple_of} in {self.low}…{self.high}, not {value}"
+        return None
+
+
+# tcgen05.alloc (§9.7.16.7.1): columns are allocated in powers of two from 32 to 512.
+ALLOC_COLUMNS = Limit("the column count of `tcgen05.alloc`", 32, 512, power_of_two=True)
+# tcgen05.dealloc: the manual asks for the allocated count; ptxas checks only the 32-column unit.
+DEALLOC_COLUMNS = Limit("the column count of `tcgen05.dealloc`", 0, 2**31 - 1, multiple_of=32)
+# setmaxnreg (§9.7.19.5).
+REGISTER_COUNT = Limit("the register count of `setmaxnreg`", 24, 256, multiple_of=8)
+# tcgen05.mma scale-input-d (§9.7.16.10.9): D is scaled by 2^-n.
+SCALE_INPUT_D = Limit("scale-input-d", 0, 15)
+# bar / barrier (§9.7.13.1): 16 named barriers per CTA, counts in whole warps.
+BARRIER_ID = Limit("the barrier id", 0, 15)
+# The manual bounds the count by the CTA size; ptxas checks only whole warps.
+BARRIER_THREADS = Limit("the barrier thread count", 0, 2**31 - 1, multiple_of=32)
+# `bar.arrive` must name the threads it waits for, and at least one warp.
+ARRIVE_THREADS = Limit("the thread count of `bar.arrive`", 1, 2**31 - 1, multiple_of=32)
+
+
+def value_limits(base: str, modifiers: tuple[str, ...], operand_kinds: tuple[str, ...]) -> dict[int, Limit]:
+    """``operand_kinds`` names each operand's form: "vector", "address", "immediate" or "other"."""
+    operation = modifiers[0] if modifiers else ""
+    if base == "tcgen05" and operation == "alloc":
+        return {1: ALLOC_COLUMNS}
+    if base == "tcgen05" and operation == "dealloc":
+        return {1: DEALLOC_COLUMNS}
+    if base == "setmaxnreg":
+        return {0: REGISTER_COUNT}
+    if base == "tcgen05" and operation == "mma" and "kind::i8" not in modifiers and has_scale_input_d(modifiers, operand_kinds):
+        return {len(operand_kinds) - 1: SCALE_INPUT_D}
+    if base in ("bar", "barrier") and operation not in ("warp", "cluster"):
+        return _barrier(modifiers, len(operand_kinds))
+    return {}
+
+
+def has_scale_input_d(modifiers: tuple[str, ...], operand_kinds: tuple[str, ...]) -> bool:
+    """tcgen05.mma ends `[d], a, b, ([sp-meta],) idesc, ({mask},) enable-input-d{, scale-input-d}`;
+    block-scaled and `.ws` forms have no scale-input-d."""
+    if "ws" in modifiers or any(m.startswith(("block_scale", "kind::mx")) for m in modifiers):
+        return False
+    expected_without_scale = 5 + ("sp" in modifiers) + ("vector" in operand_kinds)
+    return len(operand_kinds) == expected_without_scale + 1 and operand_kinds[-1] == "immediate"
+
+
+def _barrier(modifiers: tuple[str, ...], operand_count: int) -> dict[int, Limit]:
+    """`bar.sync a{, b}`; the reduction form has its destination first and a predicate last:
+    `bar.red.popc.u32 d, a{, b}, {!}c`."""
+    if "red" in modifiers:
+        return {1: BARRIER_ID, 2: BARRIER_THREADS} if operand_count == 4 else {1: BARRIER_ID}
+    return {0: BARRIER_ID, 1: ARRIVE_THREADS if "arrive" in modifiers else BARRIER_THREADS}

@@ -1,0 +1,74 @@
+"""## What it does
+Reports qualifiers that the manual does not allow together, or a qualifier a form requires that
+is missing: `tcgen05.ld.red` with `.x1`; `.16x32bx2` without its immHalfSplitoff operand (or
+another shape with one); `.num` too large for the shape (`.16x256b.x64`, `.16x128b.x128`);
+`tcgen05.cp` shapes without (or with the wrong) warp multicast; `st.async` weak and release forms
+mixed up; `wmma.store` types a shape does not have; scale-input-d with a kind that has no scaling;
+`.ashift` with a collector fill or use.
+
+## Why is this bad?
+`ptxas` rejects the module with `Illegal modifier` or `Modifier … not allowed`, without saying
+what would be right. ptxlint points at the qualifier and names the valid choices.
+
+## Example
+```ptx
+.version 8.6
+.target sm_100a
+.address_size 64
+.visible .entry kernel()
+{
+	.reg .b32 %r<2>;
+	.reg .b64 %rd<2>;
+	tcgen05.cp.cta_group::1.64x128b [%r0], %rd0;
+	ret;
+}
+```
+
+## Use instead
+```ptx
+.version 8.6
+.target sm_100a
+.address_size 64
+.visible .entry kernel()
+{
+	.reg .b32 %r<2>;
+	.reg .b64 %rd<2>;
+	tcgen05.cp.cta_group::1.64x128b.warpx2::02_13 [%r0], %rd0;
+	ret;
+}
+```
+
+## Exceptions
+Only combinations ptxlint's ISA table states are checked.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from ptxlint.context import ModuleContext
+from ptxlint.diagnostics import Diagnostic, Severity
+from ptxlint.isa.qualifiers import qualifier_problems
+from ptxlint.rules.base import Rule
+from ptxlint.rules.ptx401_operand_count_mismatch import operand_kinds
+
+
+def check(context: ModuleContext) -> Iterable[Diagnostic]:
+    for function in context.module.functions:
+        for instruction in function.instructions:
+            opcode = instruction.opcode
+            for problem in qualifier_problems(opcode.base, opcode.modifiers, operand_kinds(instruction)):
+                span = instruction.opcode_span if problem.index is None else instruction.modifier_span(problem.index)
+                yield RULE.diagnostic(span, problem.message, help=problem.help)
+
+
+RULE = Rule(
+    code="PTX402",
+    name="invalid-qualifier-combination",
+    severity=Severity.ERROR,
+    summary="Qualifiers that may not appear together, or a required qualifier that is missing",
+    docs=__doc__ or "",
+    check=check,
+    tags=("correctness", "isa"),
+    precision="very-high",
+)

@@ -1,0 +1,121 @@
+"""## What it does
+Reports an instruction or qualifier that the module's `.target` does not support, and names the
+targets that do: `wgmma` off sm_90a, `tcgen05` on a plain `sm_100` or on sm_120, `tcgen05.shift`
+on a family (`f`) target, `.kind::i8` on sm_103a, `setmaxnreg` on sm_90. The `a`/`f` rules are
+applied as the manual states them: a feature of `sm_100f` is usable on sm_100f, sm_100a, sm_103f
+and sm_103a; a feature of `sm_100a` only on sm_100a. Also reports a `.target` name retired by a
+rename (`sm_101a` became `sm_110a` in PTX 9.0).
+
+## Why is this bad?
+`ptxas` refuses the module (`Feature '.cta_group::1' not supported on .target 'sm_90a'`) without
+telling you which targets would take it. A module meant for several GPUs needs to know which
+features tie it to one architecture.
+
+## Example
+```ptx
+.version 8.8
+.target sm_100f
+.address_size 64
+.visible .entry kernel()
+{
+	.reg .b32 %r<2>;
+	tcgen05.shift.cta_group::1.down [%r0];
+	ret;
+}
+```
+
+## Use instead
+```ptx
+.version 8.8
+.target sm_100a
+.address_size 64
+.visible .entry kernel()
+{
+	.reg .b32 %r<2>;
+	tcgen05.shift.cta_group::1.down [%r0];
+	ret;
+}
+```
+
+## Exceptions
+Instructions and qualifiers the ISA table does not list are not judged. With several `.target`
+entries, the highest architecture listed is used.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from ptxlint.context import ModuleContext
+from ptxlint.diagnostics import Diagnostic, Severity
+from ptxlint.ir import Instruction, Module
+from ptxlint.isa.gating import GateFailure, gate_failures
+from ptxlint.isa.targets import TARGET_RETIRED, Target, architecture_of, format_version, parse_target, renamed_to
+from ptxlint.rules.base import Rule
+
+
+def module_architecture(module: Module) -> Target | None:
+    return architecture_of(tuple(target.name for target in module.targets))
+
+
+def failure_span(instruction: Instruction, failure: GateFailure):
+    if failure.qualifier_index is None:
+        return instruction.opcode_span
+    return instruction.modifier_span(failure.qualifier_index)
+
+
+def check(context: ModuleContext) -> Iterable[Diagnostic]:
+    module = context.module
+    yield from _retired_targets(module)
+    architecture = module_architecture(module)
+    yield from _unsupported_options(module, architecture)
+    if architecture is None:
+        return
+    for function in module.functions:
+        for instruction in function.instructions:
+            opcode = instruction.opcode
+            for failure in gate_failures(opcode.base, opcode.modifiers, architecture, module.version):
+                if failure.is_target_failure:
+                    yield RULE.diagnostic(
+                        failure_span(instruction, failure),
+                        f"`{failure.gate.feature}` is not supported on .target {architecture.name}",
+                        notes=(f"supported on {failure.gate.availability.describe()}",),
+                    )
+
+
+def _unsupported_options(module: Module, architecture: Target | None) -> Iterable[Diagnostic]:
+    """`map_f64_to_f32` dates from GPUs without double precision (before sm_13)."""
+    if architecture is None or architecture.number < 13:
+        return
+    for target in module.targets:
+        if target.name == "map_f64_to_f32":
+            yield RULE.diagnostic(
+                target.span, f"`map_f64_to_f32` is not supported on {architecture.name}: only targets before sm_13 have it",
+                help="remove the option; these targets have native double precision")
+
+
+def _retired_targets(module: Module) -> Iterable[Diagnostic]:
+    if module.version is None:
+        return
+    for target in module.targets:
+        parsed = parse_target(target.name)
+        retired = TARGET_RETIRED.get(parsed.name) if parsed else None
+        if parsed and retired and module.version >= retired:
+            yield RULE.diagnostic(
+                target.span,
+                f"`{target.name}` does not exist in PTX {format_version(module.version)}: "
+                f"it was renamed {renamed_to(parsed)} in PTX {format_version(retired)}",
+                help=f"write `.target {renamed_to(parsed)}`",
+            )
+
+
+RULE = Rule(
+    code="PTX403",
+    name="unsupported-on-target",
+    severity=Severity.ERROR,
+    summary="An instruction or qualifier the module's .target does not support",
+    docs=__doc__ or "",
+    check=check,
+    tags=("correctness", "isa", "portability"),
+    precision="very-high",
+)
