@@ -1,0 +1,145 @@
+"""What the convergence rules (PTX101–PTX105) share: the collective sites of a module with the
+uniformity facts at each, and the wording of causes and labels.
+
+A *site* is a collective instruction, or a call to a function that reaches one (the call must
+then satisfy the collective's requirement, and is where the finding goes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable, Iterable, Iterator
+
+from ptxlint import ir
+from ptxlint.analyses.lanes import Level
+from ptxlint.analyses.uniformity import (
+    CalledCollective,
+    Divergence,
+    FunctionUniformity,
+    InstructionFacts,
+    iter_function_facts,
+    module_uniformity,
+)
+from ptxlint.context import ModuleContext
+from ptxlint.diagnostics import Diagnostic, Label
+from ptxlint.isa.aligned import Collective, Scope
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    function: FunctionUniformity
+    index: int
+    instruction: ir.Instruction
+    requirement: Collective
+    facts: InstructionFacts
+    via: CalledCollective | None  # set when the site is a call reaching the collective
+
+    @property
+    def name(self) -> str:
+        """The collective's opcode as written (`tcgen05.ld.sync.aligned.32x32b.x2.b32`)."""
+        target = self.via.instruction if self.via is not None else self.instruction
+        return target.opcode.text
+
+    @property
+    def short_name(self) -> str:
+        """The operation without its type and shape modifiers (`tcgen05.ld`, `bar.sync`)."""
+        target = self.via.instruction if self.via is not None else self.instruction
+        return short_opcode(target.opcode)
+
+
+def short_opcode(opcode: ir.Opcode) -> str:
+    first = opcode.modifiers[0] if opcode.modifiers else ""
+    if opcode.base in ("bar", "barrier") and first in ("cta", "cluster") and len(opcode.modifiers) > 1:
+        return f"{opcode.base}.{first}.{opcode.modifiers[1]}"
+    return f"{opcode.base}.{first}" if first else opcode.base
+
+
+def sites(context: ModuleContext) -> Iterator[Site]:
+    """Every reachable collective and every call reaching one, in file order."""
+    for analysed in iter_function_facts(module_uniformity(context)):
+        instructions = analysed.function.instructions
+        found: list[Site] = []
+        for index, requirement in analysed.collectives.items():
+            facts = analysed.facts.get(index)
+            if facts is not None:
+                found.append(Site(analysed, index, instructions[index], requirement, facts, None))
+        for index, reached in analysed.called.items():
+            facts = analysed.facts.get(index)
+            if facts is None:
+                continue
+            for collective in reached:
+                found.append(Site(analysed, index, instructions[index], collective.requirement, facts, collective))
+        found.sort(key=lambda site: site.index)
+        yield from found
+
+
+def scope_level(scope: Scope) -> Level:
+    """The least uniform control a collective of this scope tolerates."""
+    return {Scope.WARP: Level.WARP, Scope.WARPGROUP: Level.WARPGROUP, Scope.CTA: Level.CTA}[scope]
+
+
+def variation(level: Level) -> str:
+    """How a condition at ``level`` varies, as a phrase ("varies within a warp")."""
+    return {
+        Level.THREAD: "varies within a warp",
+        Level.WARP: "differs between the warps of a warpgroup",
+        Level.WARPGROUP: "differs between warpgroups",
+        Level.CTA: "is uniform",
+    }[level]
+
+
+def cause_phrase(divergence: Divergence) -> str:
+    """"its guard `%p1` varies within a warp" / "the branch on `%p2` … varies within a warp"."""
+    if divergence.kind == "guard":
+        return f"its guard `{divergence.subject}` {variation(divergence.level)}"
+    return f"it is inside a branch on `{divergence.subject}`, which {variation(divergence.level)}"
+
+
+def cause_labels(divergence: Divergence) -> list[Label]:
+    """The guard, branch or exit, and the divergent source behind its condition."""
+    if divergence.kind == "guard":
+        labels = [Label(divergence.span, f"guard `{divergence.subject}` {variation(divergence.level)}")]
+    elif divergence.kind == "branch":
+        labels = [Label(divergence.span, f"this branch on `{divergence.subject}` {variation(divergence.level)}")]
+    else:
+        labels = [Label(divergence.span, f"threads may exit here ({variation(divergence.level)})")]
+    if divergence.origin is not None and divergence.origin.span != divergence.span:
+        labels.append(Label(divergence.origin.span, divergence.origin.message))
+    return labels
+
+
+def call_labels(site: Site) -> list[Label]:
+    if site.via is None:
+        return []
+    return [Label(site.via.instruction.span, f"`{short_opcode(site.via.instruction.opcode)}` in `{site.via.function}` is reached from this call")]
+
+
+def subject(site: Site) -> str:
+    """What the message is about: the collective, or the call that reaches it."""
+    if site.via is None:
+        return f"`{site.short_name}`"
+    return f"this call reaches `{site.short_name}` (in `{site.via.function}`), which"
+
+
+def first_per_cause(
+    candidates: Iterable[tuple[Site, Divergence]], report: Callable[[Site, Divergence], Diagnostic]
+) -> Iterator[Diagnostic]:
+    """One finding per cause (a guard, branch or exit) and function: the first collective it
+    affects, with a note counting the others, so one bad branch is one finding."""
+    groups: dict[tuple, list[tuple[Site, Divergence]]] = {}
+    for site, divergence in candidates:
+        key = (id(site.function), divergence.kind, divergence.index if divergence.kind != "guard" else site.index)
+        groups.setdefault(key, []).append((site, divergence))
+    for members in groups.values():
+        site, divergence = members[0]
+        diagnostic = report(site, divergence)
+        others = len({member.index for member, _ in members}) - 1
+        if others:
+            plural = "s" if others > 1 else ""
+            note = f"{others} more collective{plural} after it {'are' if others > 1 else 'is'} affected the same way"
+            diagnostic = _with_note(diagnostic, note)
+        yield diagnostic
+
+
+def _with_note(diagnostic: Diagnostic, note: str) -> Diagnostic:
+    return replace(diagnostic, notes=diagnostic.notes + (note,))

@@ -1,0 +1,240 @@
+"""Uniformity levels and the lane arithmetic that collapses a thread index into a warp index.
+
+A value's level says over which threads it is known to be equal: the whole CTA, a warpgroup (four
+consecutive warps), a warp, or nothing (it varies per thread). Levels form a chain and the join of
+two levels is the larger.
+
+With the thread index written as 32·warp + lane, `%tid.x >> 5`, `%tid.x & ~31` and
+`%tid.x < 128` are equal across a warp. To see that through the `mov`/`cvt`/`shr`/`and` chains
+compilers emit, a value may carry an exact symbolic form :class:`TidBits`: a bit field of
+`%tid.x`, shifted into place. The field's lowest bit decides the level; comparisons of a field
+with a constant are uniform over every aligned group of threads the threshold does not split.
+Whether `%tid.x` bits are warp bits at all depends on the block shape (see
+``ptxlint/analyses/launch.py``), which :class:`LaneModel` captures.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from ptxlint.analyses.launch import WARP_SIZE, WARPGROUP_SIZE, BlockShape
+
+_WARP_BITS = WARP_SIZE.bit_length() - 1  # 5
+_WARPGROUP_BITS = WARPGROUP_SIZE.bit_length() - 1  # 7
+_WORD_BITS = 64
+
+
+class Level(enum.IntEnum):
+    """How widely a value is known to be equal; larger is less uniform."""
+
+    CTA = 0
+    WARPGROUP = 1
+    WARP = 2
+    THREAD = 3
+
+    @property
+    def adjective(self) -> str:
+        return _ADJECTIVES[self]
+
+    @property
+    def short(self) -> str:
+        return _SHORT_NAMES[self]
+
+
+_ADJECTIVES = {
+    Level.CTA: "CTA-uniform",
+    Level.WARPGROUP: "warpgroup-uniform",
+    Level.WARP: "warp-uniform",
+    Level.THREAD: "thread-varying",
+}
+_SHORT_NAMES = {Level.CTA: "cta", Level.WARPGROUP: "warpgroup", Level.WARP: "warp", Level.THREAD: "thread"}
+LEVELS_BY_SHORT_NAME = {name: level for level, name in _SHORT_NAMES.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class TidBits:
+    """The value ``(((%tid.x >> low) mod 2**(high - low)) << position) + offset + U``, where
+    ``high`` None means the field runs to the top of the word, and U is an unknown CTA-uniform
+    multiple of ``2**unknown`` (no such term when ``unknown`` is None): `ctaid * ntid + tid`."""
+
+    low: int
+    high: int | None
+    position: int
+    offset: int = 0
+    unknown: int | None = None
+
+    @property
+    def width(self) -> int:
+        return _WORD_BITS if self.high is None else self.high - self.low
+
+    @property
+    def plain(self) -> bool:
+        """No addend: the value is the shifted field alone."""
+        return self.offset == 0 and self.unknown is None
+
+    @property
+    def addend_alignment(self) -> int:
+        """How many low bits of the addend are known to be zero."""
+        alignment = _WORD_BITS if self.offset == 0 else _trailing_zeros(self.offset)
+        return alignment if self.unknown is None else min(alignment, self.unknown)
+
+    def field_only(self) -> TidBits:
+        return TidBits(self.low, self.high, self.position)
+
+
+@dataclass(frozen=True, slots=True)
+class Constant:
+    """A value known exactly (`mov.u32 %r26, 31`)."""
+
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class Multiple:
+    """A CTA-uniform value that is a multiple of ``2**bits`` (`%ntid.x`, `x << 4`)."""
+
+    bits: int
+
+
+Form = TidBits | Constant | Multiple
+TID_X = TidBits(0, None, 0)
+_MAX_BLOCK_X = 1024  # the hardware limit on %ntid.x
+
+
+def alignment_of(form: Form | None) -> int:
+    """Known trailing zero bits of a CTA-uniform value's form (0 when unknown)."""
+    if type(form) is Constant:
+        return _WORD_BITS if form.value == 0 else _trailing_zeros(form.value)
+    if type(form) is Multiple:
+        return form.bits
+    return 0
+
+
+class LaneModel:
+    """What the block shape lets us conclude from `%tid.x` bits.
+
+    ``warp_bits_ok``: threads of one warp agree on every `%tid.x` bit from bit 5 up (the block is
+    one-dimensional, or its x extent is a multiple of 32 so warps never straddle rows).
+    ``warpgroup_bits_ok``: the same from bit 7 up for warpgroups.
+    ``x_bound``: `%tid.x` is below this in every thread (a directive's bound, else the hardware's).
+    """
+
+    def __init__(self, shape: BlockShape) -> None:
+        x = shape.x
+        self.shape = shape
+        self.warp_bits_ok = shape.one_dimensional or (x is not None and x % WARP_SIZE == 0)
+        self.warpgroup_bits_ok = shape.one_dimensional or (x is not None and x % WARPGROUP_SIZE == 0)
+        if x is not None:
+            self.x_bound: int | None = x
+        elif shape.one_dimensional and not shape.assumed:
+            self.x_bound = shape.max_threads
+        else:
+            self.x_bound = _MAX_BLOCK_X
+
+    def level_of_bits(self, bits: TidBits) -> Level:
+        """The level of a value that depends only on `%tid.x` bits from ``bits.low`` up."""
+        if self.is_zero(bits):
+            return Level.CTA
+        return self.level_of_group_bits(bits.low)
+
+    def is_zero(self, bits: TidBits) -> bool:
+        """Whether the field is 0 in every thread (empty, or above the highest `%tid.x` bit), so
+        that only the uniform addend is left."""
+        return (bits.high is not None and bits.high <= bits.low) or (1 << bits.low) >= self.x_bound
+
+    def level_of_group_bits(self, group_bits: int) -> Level:
+        """The level of a value constant over aligned groups of ``2**group_bits`` threads."""
+        if group_bits >= _WARPGROUP_BITS and self.warpgroup_bits_ok:
+            return Level.WARPGROUP
+        if group_bits >= _WARP_BITS and self.warp_bits_ok:
+            return Level.WARP
+        return Level.THREAD
+
+    def level_of_threshold(self, bits: TidBits, threshold: int) -> Level:
+        """The level of ``value < threshold`` (unsigned) for the field ``bits``."""
+        if threshold <= 0:
+            return Level.CTA  # never true
+        # value < threshold  ⟺  field < ceil(threshold / 2**position)
+        #                    ⟺  (tid mod 2**(low + width)) < field_threshold << low
+        field_threshold = -((-threshold) >> bits.position)
+        if field_threshold >= (1 << min(bits.width, _WORD_BITS)):
+            return Level.CTA  # always true
+        tid_threshold = field_threshold << bits.low
+        modulus_bits = None if bits.high is None else bits.low + bits.width
+        if modulus_bits is None and tid_threshold >= self.x_bound:
+            return Level.CTA  # every thread is below it
+        if modulus_bits is not None and modulus_bits < _WARP_BITS:
+            return Level.THREAD  # the field repeats within a warp
+        group_bits = _trailing_zeros(tid_threshold)
+        if modulus_bits is not None:
+            group_bits = min(group_bits, modulus_bits)
+        return self.level_of_group_bits(group_bits)
+
+
+def _trailing_zeros(value: int) -> int:
+    return (value & -value).bit_length() - 1
+
+
+def shift_right(bits: TidBits, amount: int) -> TidBits | None:
+    """``bits >> amount``, exact when the addend has no bits below ``amount`` (callers check
+    ``addend_alignment``); None when nothing is left (the value is 0)."""
+    offset = bits.offset >> amount
+    unknown = None if bits.unknown is None else bits.unknown - amount
+    if amount <= bits.position:
+        return TidBits(bits.low, bits.high, bits.position - amount, offset, unknown)
+    low = bits.low + amount - bits.position
+    if bits.high is not None and low >= bits.high:
+        if offset == 0 and unknown is None:
+            return None
+        return TidBits(0, 0, 0, offset, unknown)  # an empty field: only the addend is left
+    return TidBits(low, bits.high, 0, offset, unknown)
+
+
+def shift_left(bits: TidBits, amount: int) -> TidBits:
+    unknown = None if bits.unknown is None else bits.unknown + amount
+    return TidBits(bits.low, bits.high, bits.position + amount, bits.offset << amount, unknown)
+
+
+def mask(bits: TidBits, value: int) -> tuple[TidBits | None, int | None]:
+    """``bits & value``: the exact result when it is a field plus the addend (the kept bits are
+    contiguous, and the mask either keeps only bits below the addend's alignment or clears only
+    such bits), else None with the lowest `%tid.x` bit the result still depends on (None when
+    the result is 0)."""
+    value &= (1 << _WORD_BITS) - 1
+    alignment = bits.addend_alignment
+    if not bits.plain:
+        if alignment < _WORD_BITS and value < (1 << alignment):
+            return mask(bits.field_only(), value)  # the addend has no bits there
+        low_bits = (1 << alignment) - 1 if alignment < _WORD_BITS else 0
+        clears_only_low = (value | low_bits) == (1 << _WORD_BITS) - 1
+        if not clears_only_low:
+            kept, lowest = mask(bits.field_only(), value)
+            if lowest is None:
+                return None, None
+            carry_from = bits.low + max(alignment - bits.position, 0)
+            return None, min(lowest, carry_from)
+        field, lowest = mask(bits.field_only(), value)
+        if field is None:
+            return TidBits(0, 0, 0, bits.offset & value, bits.unknown), lowest
+        return TidBits(field.low, field.high, field.position, bits.offset & value, bits.unknown), lowest
+    field = ((1 << min(bits.width, _WORD_BITS)) - 1) << bits.position
+    kept = value & field
+    if kept == 0:
+        return None, None
+    first = _trailing_zeros(kept)
+    run = kept >> first
+    low = bits.low + first - bits.position
+    if run & (run + 1):  # not contiguous
+        return None, low
+    last = first + run.bit_length()
+    reaches_top = bits.high is None and last >= bits.position + _WORD_BITS - 1
+    high = None if reaches_top else bits.low + last - bits.position
+    return TidBits(low, high, first), low
+
+
+def power_of_two(value: int | float) -> int | None:
+    """log2 of a positive integer power of two, else None."""
+    if not isinstance(value, int) or value <= 0 or value & (value - 1):
+        return None
+    return value.bit_length() - 1

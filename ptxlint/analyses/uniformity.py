@@ -1,0 +1,1322 @@
+"""Uniformity: over which threads each value is equal, and with which threads each instruction
+runs — the facts the convergence rules (PTX101–PTX105) need.
+
+Model (after LLVM's UniformityAnalysis, on PTX registers instead of SSA values):
+
+- **Values.** Each register has a :class:`Value`: a :class:`~ptxlint.analyses.lanes.Level`
+  (CTA-uniform ⊑ warpgroup-uniform ⊑ warp-uniform ⊑ thread-varying), optionally an exact
+  `%tid.x` bit field (so `%tid.x >> 5` is seen to be warp-uniform), and the :class:`Origin` that
+  made it non-uniform (for diagnostic labels). Sources are special registers, atomics, loads from
+  varying addresses, per-lane results of matrix instructions, `elect.sync`'s predicate; the
+  warp-level primitives (`vote`, `redux`, `match.all`, a broadcasting `shfl.sync.idx`) produce
+  warp-uniform values.
+- **Control.** A conditional branch whose condition is not CTA-uniform makes every block in its
+  influence region (reachable from it before its immediate post-dominator) run with part of the
+  threads: the state carries the set of such branches, entered on the branch's out-edges and left
+  at its post-dominator. An instruction runs at the level of the worst enclosing branch and its
+  own guard. Values it writes take that level (sync dependence; a loop with a divergent exit
+  covers its whole body, so values carried out of it are divergent — temporal divergence).
+- **Exits.** A branch that sends part of the threads to an `exit` (or a kernel `ret`), or a
+  guarded exit, leaves an exit mark on the paths the other threads take: collectives after it
+  run without the exited threads. Branches into `trap` are ignored: a trap ends the whole grid.
+- **Calls.** `.func` parameters are the join over every call site's arguments, computed
+  callers-first and iterated with return values to a fixed point; externally visible, recursive
+  or address-taken functions get thread-varying parameters.
+
+Everything runs on the one forward solver of ``ptxlint/dataflow.py``. Registers written once
+(almost all registers in compiler output) live in a side table instead of the per-instruction
+state, which keeps the state small; a global epoch in the state makes the solver revisit the
+uses of a side-table entry whose value grew after it was read (loops).
+
+Only functions that contain a collective, or call one that does, are analysed (cheap check
+first); ``format_uniformity`` analyses everything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Iterator
+
+from ptxlint import cfg as cfg_module
+from ptxlint import ir
+from ptxlint.analyses.lanes import (
+    TID_X,
+    Constant,
+    Form,
+    LaneModel,
+    Level,
+    Multiple,
+    TidBits,
+    alignment_of,
+    mask,
+    power_of_two,
+    shift_left,
+    shift_right,
+)
+from ptxlint.analyses.launch import block_shape
+from ptxlint.callgraph import CallGraph, callee_name
+from ptxlint.context import ModuleContext, Options
+from ptxlint.dataflow import instruction_states, solve_forward
+from ptxlint.isa.aligned import Collective, collective
+from ptxlint.isa.special_registers import UNIFORMITY, special_register_base
+from ptxlint.printer import format_instruction
+from ptxlint.source import Span
+
+# ----------------------------------------------------------------------------- values
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a value became non-uniform: a span and a fact about it ("`%tid.x` varies per
+    thread")."""
+
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """``bits`` is the value's exact symbolic form when known: a `%tid.x` bit field, a constant,
+    or a uniform multiple of a power of two (the name is kept short: it is read everywhere)."""
+
+    level: Level
+    bits: Form | None = None
+    origin: Origin | None = None
+
+
+UNIFORM = Value(Level.CTA)
+_FULL_MASKS = frozenset({-1, 0xFFFFFFFF})
+
+
+def join(first: Value, second: Value) -> Value:
+    """The least value above both: the larger level with its origin (the earlier origin on a
+    tie, so the result does not depend on visiting order); the bit field survives only when
+    both agree."""
+    if first is second:
+        return first
+    bits = first.bits if first.bits == second.bits else None
+    if first.level != second.level:
+        larger = first if first.level > second.level else second
+        return larger if larger.bits == bits else Value(larger.level, bits, larger.origin)
+    origin = _earlier(first.origin, second.origin)
+    if bits == first.bits and origin == first.origin:
+        return first
+    return Value(first.level, bits, origin)
+
+
+def _earlier(first: Origin | None, second: Origin | None) -> Origin | None:
+    if first is None or second is None:
+        return first or second
+    return first if first.span.start <= second.span.start else second
+
+
+def _at_least(value: Value, level: Level, origin: Origin | None) -> Value:
+    """``value`` raised to ``level`` (the level of the control it was computed under)."""
+    if value.level >= level:
+        return value
+    return Value(level, None, origin)
+
+
+def _with_level(level: Level, origin: Origin | None) -> Value:
+    return UNIFORM if level == Level.CTA else Value(level, None, origin)
+
+
+# ----------------------------------------------------------------------------- divergence
+
+
+@dataclass(frozen=True, slots=True)
+class Divergence:
+    """Why an instruction runs with part of the threads: a guard, an enclosing branch, or an
+    exit that other threads took. ``span`` points at the guard or branch or exit, ``origin`` at
+    the source of its condition."""
+
+    kind: str  # "guard", "branch" or "exit"
+    level: Level
+    index: int  # the instruction: the guarded one, the branch, or the exit (or its branch)
+    span: Span
+    subject: str  # the condition (`%p1`) or the exit instruction text
+    origin: Origin | None
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """``values``: registers written more than once, by key (never mutated once in a state).
+    ``control``: (branch block, divergence) for every divergent branch whose influence region
+    we are in. ``exits``: exits some threads may have taken before. ``epoch``: see module doc."""
+
+    values: dict
+    control: tuple[tuple[int, Divergence], ...] = ()
+    exits: tuple[Divergence, ...] = ()
+    epoch: int = 0
+
+
+_EMPTY_STATE = State({})
+
+
+def _join_divergences(first: tuple, second: tuple, key) -> tuple:
+    if first == second or not second:
+        return first
+    if not first:
+        return second
+    merged: dict = {}
+    for entry in first + second:
+        identity = key(entry)
+        current = merged.get(identity)
+        if current is None or _divergence_of(entry).level > _divergence_of(current).level:
+            merged[identity] = entry
+    return tuple(sorted(merged.values(), key=key))
+
+
+def _divergence_of(entry) -> Divergence:
+    return entry[1] if type(entry) is tuple else entry
+
+
+# ----------------------------------------------------------------------------- per-function facts
+
+
+@dataclass(frozen=True, slots=True)
+class InstructionFacts:
+    """What the analysis knows at one instruction."""
+
+    execution: Divergence | None  # the worst guard or enclosing branch, None when CTA-uniform
+    exits: tuple[Divergence, ...]  # exits other threads may have taken before it
+    defined: Value | None  # the join of what it writes (None when it writes no register)
+    operands: dict[int, Value]  # operands that must be uniform (by position), before it runs
+
+    @property
+    def execution_level(self) -> Level:
+        return Level.CTA if self.execution is None else self.execution.level
+
+
+@dataclass(frozen=True, slots=True)
+class CalledCollective:
+    """A collective a function reaches, directly or through calls, with no divergence of its own
+    on the way: what a call site must provide."""
+
+    function: str
+    index: int
+    instruction: ir.Instruction
+    requirement: Collective
+
+
+@dataclass
+class FunctionUniformity:
+    function: ir.Function
+    cfg: cfg_module.ControlFlowGraph
+    facts: dict[int, InstructionFacts]
+    collectives: dict[int, Collective]
+    called: dict[int, tuple[CalledCollective, ...]]  # call sites reaching collectives
+    converged: bool
+
+
+@dataclass
+class ModuleUniformity:
+    functions: dict[str, FunctionUniformity] = field(default_factory=dict)
+
+
+def module_uniformity(context: ModuleContext) -> ModuleUniformity:
+    """The analysis of every function that needs it, computed once per module."""
+    return context.cached("uniformity", lambda: analyze_module(context.module, context.options))
+
+
+# ----------------------------------------------------------------------------- registers
+
+
+class _RegisterNames:
+    """Resolves a register name at an instruction to its declaration (registers are scoped:
+    nvcc declares `.reg .pred p;` inside every inline-asm block) and says which are written more
+    than once."""
+
+    def __init__(self, function: ir.Function) -> None:
+        self._exact: dict[int, set[str]] = {}
+        self._ranges: dict[int, dict[str, int]] = {}
+        for declaration in function.registers:
+            if declaration.count:
+                self._ranges.setdefault(declaration.scope, {})[declaration.name] = declaration.count
+            else:
+                self._exact.setdefault(declaration.scope, set()).add(declaration.name)
+        self._scopes = function.scopes
+        self._cache: dict[tuple[str, int], str] = {}
+        self.register_parameters = {
+            parameter.name: position
+            for position, parameter in enumerate(function.parameters)
+            if parameter.space == "reg"
+        }
+        counts: dict[str, int] = {}
+        for instruction in function.instructions:
+            for operand in instruction.destinations:
+                for register in ir.registers_in(operand):
+                    key = self.key(register.name, instruction.scope)
+                    counts[key] = counts.get(key, 0) + 1
+        self.written_more_than_once = frozenset(key for key, count in counts.items() if count > 1)
+
+    def key(self, name: str, scope: int) -> str:
+        cached = self._cache.get((name, scope))
+        if cached is not None:
+            return cached
+        declared = self._declaring_scope(name, scope)
+        key = name if not declared else f"{name}@{declared}"
+        self._cache[(name, scope)] = key
+        return key
+
+    def _declaring_scope(self, name: str, scope: int) -> int:
+        current: int | None = scope
+        stem = name.rstrip("0123456789")
+        number = int(name[len(stem) :]) if stem != name else None
+        while current is not None:
+            if name in self._exact.get(current, ()):
+                return current
+            count = self._ranges.get(current, {}).get(stem)
+            if count is not None and number is not None and number < count:
+                return current
+            current = self._scopes[current].parent if current < len(self._scopes) else None
+        return 0
+
+
+# ----------------------------------------------------------------------------- the analysis
+
+# Results that differ per lane whatever the inputs: per-lane fragments of matrix instructions,
+# atomics, and waits that may succeed in some lanes first.
+_PER_LANE_BASES = frozenset(
+    {"atom", "wmma", "mma", "ldmatrix", "movmatrix", "wgmma", "tex", "tld4", "suld", "txq", "suq", "activemask"}
+)
+_WARP_RESULT_BASES = frozenset({"vote", "redux"})
+_INTEGER_TYPE_PREFIXES = ("u", "s", "b")
+_COMPARISONS = {"lt": "lt", "lo": "lt", "le": "le", "ls": "le", "gt": "gt", "hi": "gt", "ge": "ge", "hs": "ge"}
+_LANE_ARITHMETIC = frozenset({"mov", "cvt", "shr", "shl", "and", "div", "rem", "mul", "mad", "bfe", "add", "sub", "or", "xor"})
+_ZERO = Value(Level.CTA, Constant(0))
+_MIRRORED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
+
+
+@dataclass(frozen=True)
+class _Summaries:
+    """What callers and callees tell each other: parameter values per function (None: nothing
+    known, thread-varying), return values, and which functions reach collectives."""
+
+    parameters: dict[str, tuple[Value, ...] | None]
+    returns: dict[str, Value]
+    called: dict[str, tuple[CalledCollective, ...]]
+
+
+class _BranchInfo:
+    __slots__ = ("block", "index", "instruction", "post_dominator", "live", "exits_elsewhere")
+
+    def __init__(self, block, index, instruction, post_dominator, live, exits_elsewhere) -> None:
+        self.block = block
+        self.index = index
+        self.instruction = instruction
+        self.post_dominator = post_dominator
+        self.live = live  # successors that do not lead straight to an exit or trap
+        self.exits_elsewhere = exits_elsewhere  # some successor leads straight to an exit
+
+
+class UniformityAnalysis:
+    """The lattice and transfer function for one function (see the module docstring)."""
+
+    def __init__(
+        self,
+        function: ir.Function,
+        graph: cfg_module.ControlFlowGraph,
+        lanes: LaneModel,
+        summaries: _Summaries,
+        collectives: dict[int, Collective],
+    ) -> None:
+        self.function = function
+        self.cfg = graph
+        self.lanes = lanes
+        self.summaries = summaries
+        self.collectives = collectives
+        self.names = _RegisterNames(function)
+        self.parameters = summaries.parameters.get(function.name)
+        self.parameter_positions = {parameter.name: position for position, parameter in enumerate(function.parameters)}
+        self.single: dict[str, Value] = {}
+        # The same, before raising to the level of the control they were written under: what a
+        # callee sees (it is analysed relative to the threads that entered it).
+        self.single_data: dict[str, Value] = {}
+        self.read: set[str] = set()
+        self.epoch = 0
+        self.recording: dict[int, InstructionFacts] | None = None
+        self.record_everything = False
+        self.arguments: dict[str, list[Value]] = {}
+        self.argument_data: dict[str, Value] = {}  # `.param` name → the data value last stored
+        self.returned = UNIFORM
+        self._origins: dict[tuple[int, str], Origin] = {}
+        self._branches = self._find_branches()
+        self._ending_at: dict[int, set[int]] = {}
+        for info in self._branches.values():
+            if info.post_dominator is not None:
+                self._ending_at.setdefault(info.post_dominator, set()).add(info.block)
+
+    # --- lattice
+
+    def bottom(self) -> State:
+        return _EMPTY_STATE
+
+    def entry(self) -> State:
+        return _EMPTY_STATE
+
+    def join(self, first: State, second: State) -> State:
+        if first is second:
+            return first
+        values = first.values
+        if second.values is not values and second.values != values:
+            values = dict(first.values)
+            for key, value in second.values.items():
+                current = values.get(key)
+                # A register absent on one side holds an unknown but uniform-looking value there.
+                values[key] = join(current if current is not None else UNIFORM, value)
+            for key in first.values.keys() - second.values.keys():
+                values[key] = join(values[key], UNIFORM)
+        control = _join_divergences(first.control, second.control, lambda entry: entry[0])
+        exits = _join_divergences(first.exits, second.exits, lambda entry: entry.index)
+        return State(values, control, exits, max(first.epoch, second.epoch))
+
+    def refine(self, source: int, target: int, state: State) -> State:
+        control = state.control
+        ending = self._ending_at.get(target)
+        if ending and control:
+            control = tuple(entry for entry in control if entry[0] not in ending)
+        exits = state.exits
+        info = self._branches.get(source)
+        if info is not None and target != info.post_dominator and target in info.live:
+            divergence = self._branch_divergence(info, state)
+            if divergence is not None:
+                if len(info.live) > 1:
+                    control = _join_divergences(control, ((source, divergence),), lambda entry: entry[0])
+                if info.exits_elsewhere:
+                    exits = _join_divergences(exits, (replace(divergence, kind="exit"),), lambda entry: entry.index)
+        if control is state.control and exits is state.exits:
+            return state
+        return State(state.values, control, exits, state.epoch)
+
+    # --- transfer
+
+    def transfer(self, index: int, instruction: ir.Instruction, state: State) -> State:
+        execution = self._execution(index, instruction, state)
+        base = instruction.opcode.base
+        if base in ("exit", "ret"):
+            return self._exit(index, instruction, state, execution)
+        results = self._results(index, instruction, state) if instruction.destination_count else ()
+        if self.recording is not None:
+            self._record(index, instruction, state, execution, results)
+        if base == "st" and instruction.opcode.has("param"):
+            return self._store_parameter(instruction, state, execution)
+        if not results:
+            return state
+        return self._write(instruction, state, execution, results)
+
+    def _execution(self, index: int, instruction: ir.Instruction, state: State) -> Divergence | None:
+        worst = None
+        for _, divergence in state.control:
+            if worst is None or divergence.level > worst.level or (
+                divergence.level == worst.level and divergence.index > worst.index
+            ):
+                worst = divergence
+        guard = instruction.guard
+        if guard is None:
+            return worst
+        value = self._operand_value(guard.predicate, instruction, state)
+        if value.level == Level.CTA or (worst is not None and worst.level >= value.level):
+            return worst
+        return Divergence("guard", value.level, index, guard.span, _text(guard.predicate), value.origin)
+
+    def _exit(self, index: int, instruction: ir.Instruction, state: State, execution: Divergence | None) -> State:
+        if self.recording is not None:
+            self._record(index, instruction, state, execution, ())
+        leaves_thread = instruction.opcode.base == "exit" or self.function.is_kernel
+        if instruction.guard is None or not leaves_thread or execution is None:
+            return state  # unguarded: nothing falls through; a `.func` ret returns to the caller
+        text = format_instruction(instruction)
+        mark = Divergence("exit", execution.level, index, instruction.span, text, execution.origin)
+        exits = _join_divergences(state.exits, (mark,), lambda entry: entry.index)
+        return State(state.values, state.control, exits, state.epoch)
+
+    def _write(self, instruction: ir.Instruction, state: State, execution: Divergence | None, results) -> State:
+        values = state.values
+        epoch = state.epoch
+        guarded = instruction.guard is not None
+        key_of = self.names.key
+        flow_sensitive = self.names.written_more_than_once
+        single, single_data = self.single, self.single_data
+        last_value = last_raised = None  # results usually share one value: raise it once
+        for register, value in results:
+            key = key_of(register.name, instruction.scope)
+            data_value = value
+            if execution is not None:
+                if value is not last_value:
+                    last_value, last_raised = value, _at_least(value, execution.level, _control_origin(execution))
+                value = last_raised
+            if key in flow_sensitive or key.startswith("param:"):
+                if guarded:  # threads whose guard is false keep the old value
+                    value = join(values.get(key, UNIFORM), value)
+                if values.get(key) != value:
+                    if values is state.values:
+                        values = dict(values)
+                    values[key] = value
+                continue
+            previous_data = single_data.get(key)
+            if previous_data is not data_value:
+                single_data[key] = data_value if previous_data is None else join(previous_data, data_value)
+            previous = single.get(key)
+            if previous is value:
+                continue
+            merged = value if previous is None else join(previous, value)
+            if merged != previous:
+                single[key] = merged
+                if key in self.read:  # someone used the smaller value: make the solver look again
+                    self.epoch += 1
+                    epoch = self.epoch
+        if values is state.values and epoch == state.epoch:
+            return state
+        return State(values, state.control, state.exits, epoch)
+
+    def _store_parameter(self, instruction: ir.Instruction, state: State, execution: Divergence | None) -> State:
+        """`st.param [name+offset], value`: call arguments and the return value travel through
+        `.param` variables; track them like registers written more than once."""
+        target = instruction.operands[0] if instruction.operands else None
+        if type(target) is not ir.Address or type(target.base) is not ir.Symbol or len(instruction.operands) < 2:
+            return state
+        data_value = self._data_value(instruction.operands[1], instruction, state)
+        value = self._operand_value(instruction.operands[1], instruction, state)
+        if execution is not None:
+            value = _at_least(value, execution.level, _control_origin(execution))
+        name = target.base.name
+        if self.recording is not None:
+            self.argument_data[name] = data_value
+        if self.recording is not None and not self.function.is_kernel and self._is_return_parameter(name):
+            self.returned = join(self.returned, value)
+        key = "param:" + name
+        if target.offset:  # a later field of an aggregate: a weak update
+            value = join(state.values.get(key, UNIFORM), value)
+        if state.values.get(key) == value:
+            return state
+        values = dict(state.values)
+        values[key] = value
+        return State(values, state.control, state.exits, state.epoch)
+
+    def _is_return_parameter(self, name: str) -> bool:
+        return any(parameter.name == name for parameter in self.function.return_parameters)
+
+    # --- values of operands
+
+    def _register_value(self, register: ir.Register, instruction: ir.Instruction, state: State) -> Value:
+        key = self.names.key(register.name, instruction.scope)
+        if key in self.names.written_more_than_once:
+            return state.values.get(key, UNIFORM)
+        self.read.add(key)
+        value = self.single.get(key)
+        if value is not None:
+            return value
+        position = self.names.register_parameters.get(register.name)
+        return UNIFORM if position is None else self._parameter_value(position, register.span, register.name)
+
+    def _constant_operand(self, operand: ir.Operand, instruction: ir.Instruction, state: State) -> int | None:
+        """The value of an immediate, or of a register known to hold a constant."""
+        if type(operand) is ir.Immediate:
+            return operand.value if isinstance(operand.value, int) else None
+        return _constant(self._operand_value(operand, instruction, state))
+
+    def _data_value(self, operand: ir.Operand, instruction: ir.Instruction, state: State) -> Value:
+        """An operand's value without the raise to the control it was written under (registers
+        written once; others as they are)."""
+        if type(operand) is ir.Register:
+            key = self.names.key(operand.name, instruction.scope)
+            data_value = self.single_data.get(key)
+            if data_value is not None:
+                return data_value
+        return self._operand_value(operand, instruction, state)
+
+    def _parameter_value(self, position: int, span: Span, name: str) -> Value:
+        known = self.parameters
+        if known is not None and position < len(known):
+            return known[position]
+        return Value(Level.THREAD, None, Origin(span, f"parameter `{name}` may differ between threads (not all callers are known)"))
+
+    def _operand_value(self, operand: ir.Operand, instruction: ir.Instruction, state: State) -> Value:
+        kind = type(operand)
+        if kind is ir.Register:
+            return self._register_value(operand, instruction, state)  # type: ignore[arg-type]
+        if kind is ir.Immediate:
+            value = operand.value  # type: ignore[union-attr]
+            return Value(Level.CTA, Constant(value)) if isinstance(value, int) else UNIFORM
+        if kind is ir.Symbol or kind is ir.Sink:
+            return UNIFORM
+        if kind is ir.SpecialRegister:
+            return self._special_value(operand)  # type: ignore[arg-type]
+        if kind is ir.Negated:
+            return self._operand_value(operand.operand, instruction, state)  # type: ignore[union-attr]
+        if kind is ir.Address:
+            value = UNIFORM if operand.base is None else self._operand_value(operand.base, instruction, state)  # type: ignore[union-attr]
+            for element in operand.extra:  # type: ignore[union-attr]
+                value = join(value, self._operand_value(element, instruction, state))
+            return _without_bits(value)
+        if kind is ir.Pair:
+            return _without_bits(
+                join(
+                    self._operand_value(operand.first, instruction, state),  # type: ignore[union-attr]
+                    self._operand_value(operand.second, instruction, state),  # type: ignore[union-attr]
+                )
+            )
+        elements = operand.names if kind is ir.Expression else operand.elements  # type: ignore[union-attr]
+        value = UNIFORM
+        for element in elements:
+            value = join(value, self._operand_value(element, instruction, state))
+        return _without_bits(value) if len(elements) != 1 else value
+
+    def _special_value(self, operand: ir.SpecialRegister) -> Value:
+        name = operand.name
+        base = special_register_base(name)
+        level_name = UNIFORMITY.get(base, "thread") if base is not None else "thread"
+        if base == "%tid":
+            return self._thread_index_value(operand)
+        if level_name == "thread":
+            return Value(Level.THREAD, None, Origin(operand.span, f"`{name}` varies per thread"))
+        if level_name == "volatile":
+            message = f"`{name}` may change at any time (it is not a stable index)"
+            return Value(Level.THREAD, None, Origin(operand.span, message))
+        if name == "%ntid.x" and self.lanes.warp_bits_ok:
+            # Blocks are made of whole warps (a partial last warp would break every warp
+            # collective anyway), so `ctaid.x * ntid.x + tid.x` keeps the warp bits of tid.x.
+            return Value(Level.CTA, Multiple(5))
+        if level_name == "warp":
+            return Value(Level.WARP, None, Origin(operand.span, f"`{name}` varies between warps"))
+        return UNIFORM
+
+    def _thread_index_value(self, operand: ir.SpecialRegister) -> Value:
+        component = operand.name.rpartition(".")[2]
+        origin = Origin(operand.span, f"`{operand.name}` varies per thread")
+        if component == "x":
+            return Value(self.lanes.level_of_bits(TID_X), TID_X, origin)
+        shape = self.lanes.shape
+        if shape.one_dimensional and not shape.assumed:
+            return UNIFORM  # y = z = 1: the component is 0
+        row = shape.x if component == "y" else (shape.x * shape.y if shape.x and shape.y else None)
+        if row is None:
+            return Value(Level.THREAD, None, origin)
+        group_bits = (row & -row).bit_length() - 1
+        return Value(self.lanes.level_of_group_bits(group_bits), None, origin)
+
+    def _sources_value(self, instruction: ir.Instruction, state: State) -> Value:
+        value = UNIFORM
+        for operand in instruction.sources:
+            value = join(value, self._operand_value(operand, instruction, state))
+        return _without_bits(value)
+
+    # --- what an instruction writes
+
+    def _results(self, index: int, instruction: ir.Instruction, state: State) -> list[tuple[ir.Register, Value]]:
+        opcode = instruction.opcode
+        base = opcode.base
+        destinations = instruction.destinations
+        if base == "elect":
+            return self._elect(index, instruction, destinations)
+        if base == "shfl":
+            return self._shuffle(index, instruction, state, destinations)
+        if base == "call":
+            return self._call(index, instruction, destinations)
+        value = self._value(index, instruction, state)
+        return [(register, value) for operand in destinations for register in ir.registers_in(operand)]
+
+    def _value(self, index: int, instruction: ir.Instruction, state: State) -> Value:
+        opcode = instruction.opcode
+        base = opcode.base
+        if base in _PER_LANE_BASES or (base == "tcgen05") or (base == "mbarrier") or (base == "match" and opcode.has("any")):
+            return self._varying(index, f"the result of `{opcode.text}` differs between lanes", instruction.opcode_span)
+        if base in _WARP_RESULT_BASES or base == "match":
+            return self._warp_result(index, instruction, state)
+        if base in ("ld", "ldu"):
+            return self._load(index, instruction, state)
+        if base == "bar" or base == "barrier":
+            return _with_level(Level.CTA if len(instruction.sources) <= 2 else Level.WARP, None)
+        if base == "setp":
+            return self._compare(instruction, state)
+        if base in _LANE_ARITHMETIC:
+            return self._arithmetic(instruction, state)
+        return self._sources_value(instruction, state)
+
+    def _varying(self, index: int, message: str, span: Span) -> Value:
+        origin = self._origins.get((index, message))
+        if origin is None:
+            origin = self._origins[(index, message)] = Origin(span, message)
+        return Value(Level.THREAD, None, origin)
+
+    def _warp_result(self, index: int, instruction: ir.Instruction, state: State) -> Value:
+        """`vote.sync`, `redux.sync`, `match.all.sync`: equal in every lane of the mask; with a
+        full mask, warp-uniform."""
+        membermask = instruction.operands[-1] if instruction.operands else None
+        if membermask is not None and self._constant_operand(membermask, instruction, state) in _FULL_MASKS:
+            return Value(Level.WARP)
+        return self._varying(index, f"`{instruction.opcode.text}` with a partial mask differs between lanes", instruction.opcode_span)
+
+    def _elect(self, index: int, instruction: ir.Instruction, destinations) -> list[tuple[ir.Register, Value]]:
+        """`elect.sync d|p`: the leader's lane id `d` is warp-uniform, `p` is true in one lane."""
+        pair = destinations[0] if destinations else None
+        if type(pair) is not ir.Pair:
+            return []
+        results = []
+        if type(pair.first) is ir.Register:
+            results.append((pair.first, Value(Level.WARP)))
+        if type(pair.second) is ir.Register:
+            results.append((pair.second, self._varying(index, "`elect.sync` is true in one lane only", instruction.opcode_span)))
+        return results
+
+    def _shuffle(self, index: int, instruction: ir.Instruction, state: State, destinations) -> list:
+        """`shfl.sync.mode d|p, a, b, c, mask`. A warp-uniform `a` stays what it is in any mode;
+        `idx` with a full mask, uniform lane `b` and no segments (c = 0x1f) broadcasts one lane,
+        the CUTLASS/Triton idiom for a uniform warp index."""
+        sources = instruction.sources
+        destination = destinations[0] if destinations else None
+        registers = ir.registers_in(destination) if destination is not None else ()
+        if len(sources) < 4 or not registers:
+            return [(register, self._sources_value(instruction, state)) for register in registers]
+        data, lane, clamp, membermask = sources[:4]
+        data_value = self._operand_value(data, instruction, state)
+        full = self._constant_operand(membermask, instruction, state) in _FULL_MASKS
+        clamp_value = self._constant_operand(clamp, instruction, state)
+        lane_value = self._operand_value(lane, instruction, state)
+        lane_constant = _constant(lane_value)
+        broadcast = (
+            full
+            and instruction.opcode.has("idx")
+            and clamp_value is not None
+            and (clamp_value >> 8) & 0x1F == 0
+            and lane_value.level <= Level.WARP
+            and (lane_constant is None or 0 <= lane_constant <= (clamp_value & 0x1F))
+        )
+        if full and data_value.level <= Level.WARP:
+            value = data_value
+        elif broadcast:
+            value = Value(Level.WARP)
+        else:
+            message = f"`{instruction.opcode.text}` reads a different lane in each thread"
+            value = self._varying(index, message, instruction.opcode_span)
+        results = [(registers[0], value)]
+        if len(registers) > 1:
+            in_range = Value(Level.WARP) if broadcast else self._varying(index, "the `shfl.sync` in-range predicate differs between lanes", instruction.opcode_span)
+            results.append((registers[1], in_range))
+        return results
+
+    def _call(self, index: int, instruction: ir.Instruction, destinations) -> list:
+        """The return value of a direct call is the callee's summary; record the arguments."""
+        callee = callee_name(instruction)
+        value = self.summaries.returns.get(callee) if callee is not None else None
+        if value is None:
+            value = self._varying(index, f"the result of calling `{callee or 'an indirect target'}` may differ between threads", instruction.opcode_span)
+        results = []
+        for operand in destinations:
+            elements = operand.elements if type(operand) is ir.ArgumentList else (operand,)
+            for element in elements:
+                if type(element) is ir.Register:
+                    results.append((element, value))
+                elif type(element) is ir.Symbol:
+                    results.append((ir.Register("param:" + element.name, element.span), value))
+        return results
+
+    def _load(self, index: int, instruction: ir.Instruction, state: State) -> Value:
+        """Loads are as uniform as their address, except from `.local` memory; `ld.param` reads
+        a kernel parameter (CTA-uniform), a `.func` parameter (the callers' join) or a `.param`
+        variable of a call sequence (tracked like a register)."""
+        modifiers = instruction.opcode.modifiers
+        address = next((operand for operand in instruction.sources if type(operand) is ir.Address), None)
+        if any(modifier.startswith("local") for modifier in modifiers):
+            return self._varying(index, "`.local` memory is private to each thread", instruction.opcode_span)
+        if address is None:
+            return self._sources_value(instruction, state)
+        if any(modifier.startswith("param") for modifier in modifiers) and type(address.base) is ir.Symbol:
+            name = address.base.name
+            if self.function.is_kernel and name in self.parameter_positions:
+                return UNIFORM
+            position = self.parameter_positions.get(name)
+            if position is not None:
+                return self._parameter_value(position, address.base.span, name)
+            return state.values.get("param:" + name, UNIFORM)
+        value = self._operand_value(address, instruction, state)
+        if value.level == Level.CTA:
+            return UNIFORM
+        origin = value.origin or Origin(address.span, "the address differs between threads")
+        return Value(value.level, None, origin)
+
+    # --- lane arithmetic
+
+    def _arithmetic(self, instruction: ir.Instruction, state: State) -> Value:
+        """Integer `mov`/`cvt`/`add`/`mul`/`mad`/`shr`/`shl`/`and`/`div`/`rem`/`bfe` keep exact
+        forms (constants, `%tid.x` bit fields); anything else is the join of the sources."""
+        sources = instruction.sources
+        opcode = instruction.opcode
+        if not sources or not _integer_only(opcode):
+            return self._sources_value(instruction, state)
+        values = [self._operand_value(operand, instruction, state) for operand in sources]
+        fallback = UNIFORM
+        for value in values:
+            fallback = join(fallback, value)
+        fallback = _without_bits(fallback)
+        exact = self._exact(opcode.base, opcode, values)
+        return fallback if exact is None else exact
+
+    def _exact(self, base: str, opcode: ir.Opcode, values: list[Value]) -> Value | None:
+        if base == "mov" or base == "cvt":
+            return values[0] if len(values) == 1 else None
+        if base in ("add", "sub", "or", "xor") and len(values) == 2:
+            return self._add(base, values[0], values[1])
+        if base == "mul" and len(values) == 2 and not opcode.has("hi"):
+            return self._multiply(values[0], values[1])
+        if base == "mad" and len(values) == 3 and not opcode.has("hi"):
+            product = self._multiply(values[0], values[1])
+            return None if product is None else self._add("add", product, values[2])
+        if base == "bfe" and len(values) == 3:
+            return self._bit_field_extract(values)
+        first = values[0]
+        constant = _constant(values[1]) if len(values) == 2 else None
+        if constant is None or first.bits is None:
+            return None
+        if type(first.bits) is not TidBits:
+            return self._uniform_arithmetic(base, first, constant)
+        return self._bits_value(base, opcode, first.bits, constant, first)
+
+    def _add(self, base: str, first: Value, second: Value) -> Value | None:
+        """`a + b`: a field plus a uniform addend stays a field (`ctaid * ntid + tid`); `or` and
+        `xor` only with 0, `sub` only of a uniform value from a field."""
+        if base != "add" and base != "sub":
+            if _constant(second) == 0:
+                return first
+            return second if _constant(first) == 0 and base != "sub" else None
+        sign = -1 if base == "sub" else 1
+        if type(first.bits) is not TidBits and type(second.bits) is TidBits and base == "add":
+            first, second = second, first
+        if type(first.bits) is TidBits:
+            if second.level != Level.CTA:
+                return None
+            bits = first.bits
+            constant = _constant(second)
+            if constant is not None:
+                bits = TidBits(bits.low, bits.high, bits.position, bits.offset + sign * constant, bits.unknown)
+            else:
+                alignment = alignment_of(second.bits)
+                unknown = alignment if bits.unknown is None else min(bits.unknown, alignment)
+                bits = TidBits(bits.low, bits.high, bits.position, bits.offset, unknown)
+            return Value(first.level, bits, first.origin)
+        if first.level != Level.CTA or second.level != Level.CTA:
+            return None
+        first_constant, second_constant = _constant(first), _constant(second)
+        if first_constant is not None and second_constant is not None:
+            return Value(Level.CTA, Constant(first_constant + sign * second_constant))
+        return _multiple(min(alignment_of(first.bits), alignment_of(second.bits)))
+
+    def _multiply(self, first: Value, second: Value) -> Value | None:
+        if type(first.bits) is not TidBits and type(second.bits) is TidBits:
+            first, second = second, first
+        constant = _constant(second)
+        if type(first.bits) is TidBits:
+            shift = power_of_two(constant) if constant is not None else None
+            return None if shift is None else self._field_value(shift_left(first.bits, shift), first)
+        if first.level != Level.CTA or second.level != Level.CTA:
+            return None
+        first_constant = _constant(first)
+        if first_constant is not None and constant is not None:
+            return Value(Level.CTA, Constant(first_constant * constant))
+        return _multiple(alignment_of(first.bits) + alignment_of(second.bits))
+
+    def _uniform_arithmetic(self, base: str, first: Value, constant: int) -> Value | None:
+        """Shifts and masks of constants and aligned uniform values."""
+        value = _constant(first)
+        if base == "shl" and constant >= 0:
+            return Value(Level.CTA, Constant(value << constant)) if value is not None else _multiple(alignment_of(first.bits) + constant)
+        if value is None:
+            return None
+        if base == "shr" and constant >= 0:
+            return Value(Level.CTA, Constant(value >> constant))
+        if base == "and":
+            return Value(Level.CTA, Constant(value & constant))
+        return None
+
+    def _bit_field_extract(self, values: list[Value]) -> Value | None:
+        """`bfe.u32 d, a, position, length` with constant position and length."""
+        position, length = _constant(values[1]), _constant(values[2])
+        bits = values[0].bits
+        if type(bits) is not TidBits or position is None or length is None or position < 0 or length <= 0:
+            return None
+        if bits.addend_alignment < position + length and not bits.plain:
+            return None
+        shifted = shift_right(bits.field_only(), position)
+        if shifted is None:
+            return _ZERO
+        field, _ = mask(shifted, (1 << length) - 1)
+        return self._field_value(field, values[0])
+
+    def _field_value(self, bits: TidBits | None, first: Value) -> Value:
+        """The value of an exact field result: uniform when the field is empty."""
+        if bits is None:
+            return _ZERO
+        if self.lanes.is_zero(bits):
+            if bits.unknown is None:
+                return Value(Level.CTA, Constant(bits.offset))
+            return _multiple(bits.addend_alignment)
+        return _at_most(Value(first.level, bits, first.origin), self.lanes.level_of_bits(bits))
+
+    def _bits_value(self, base: str, opcode: ir.Opcode, bits: TidBits, constant: int, first: Value) -> Value | None:
+        shift = power_of_two(constant)
+        unsigned = opcode.has("u32") or opcode.has("u64") or opcode.has("b32") or opcode.has("b64")
+        if base == "shr" or (base == "div" and unsigned):
+            amount = constant if base == "shr" else shift
+            if amount is None or amount < 0 or bits.addend_alignment < amount:
+                return None
+            return self._field_value(shift_right(bits, amount), first)
+        if base == "shl" and constant >= 0:
+            return self._field_value(shift_left(bits, constant), first)
+        if base == "and" or (base == "rem" and unsigned and shift is not None):
+            new_bits, lowest = mask(bits, constant if base == "and" else constant - 1)
+            if new_bits is None and lowest is not None:
+                return _at_most(_without_bits(first), self.lanes.level_of_bits(TidBits(lowest, None, 0)))
+            return self._field_value(new_bits, first)
+        return None
+
+    def _compare(self, instruction: ir.Instruction, state: State) -> Value:
+        """`setp.cmp p, field, constant`: uniform over every aligned group of threads that the
+        threshold does not split (`%tid.x < 128` is the same in a warp, even a warpgroup)."""
+        fallback = self._sources_value(instruction, state)
+        sources = instruction.sources
+        if fallback.level == Level.CTA or len(sources) != 2:
+            return fallback
+        comparison = next((_COMPARISONS[m] for m in instruction.opcode.modifiers if m in _COMPARISONS), None)
+        if comparison is None:
+            return fallback
+        left, right = sources
+        if type(left) is ir.Immediate and type(right) is not ir.Immediate:
+            left, right = right, left
+            comparison = _MIRRORED[comparison]
+        constant = self._constant_operand(right, instruction, state)
+        value = self._operand_value(left, instruction, state)
+        bits = value.bits
+        if constant is None or type(bits) is not TidBits or bits.unknown is not None:
+            return fallback
+        signed = any(modifier[:1] == "s" and modifier[1:].isdigit() for modifier in instruction.opcode.modifiers)
+        if bits.offset < 0 and not signed:
+            return fallback  # field + offset may wrap around below zero
+        # field + offset < constant  ⟺  field < constant - offset
+        constant -= bits.offset
+        if constant < 0:
+            level = Level.CTA  # below every field value (signed) or unreachable after the check above
+        else:
+            threshold = constant if comparison in ("lt", "ge") else constant + 1
+            level = self.lanes.level_of_threshold(bits.field_only(), threshold)
+        return _at_most(Value(value.level, None, value.origin), level)
+
+    # --- branches
+
+    def _find_branches(self) -> dict[int, _BranchInfo]:
+        """Blocks ending in a branch with more than one way out, with their post-dominator and
+        which successors lead straight to an exit (`@p bra EXIT; … EXIT: ret;`) or a trap."""
+        graph = self.cfg
+        dead_ends = _dead_ends(graph, self.function, self.collectives)
+        post_dominators = graph.immediate_post_dominators
+        branches = {}
+        for block in graph.blocks:
+            if block.end == block.start:
+                continue
+            last = self.function.instructions[block.end - 1]
+            if last.opcode.base not in ("bra", "brx"):
+                continue
+            successors = [successor for successor in block.successors if successor != graph.exit]
+            if len(successors) < 2:
+                continue
+            live = frozenset(successor for successor in successors if successor not in dead_ends)
+            exits_elsewhere = any(dead_ends.get(successor) == "exit" for successor in successors)
+            post_dominator = post_dominators.get(block.index)
+            branches[block.index] = _BranchInfo(
+                block.index, block.end - 1, last, None if post_dominator == block.index else post_dominator, live, exits_elsewhere
+            )
+        return branches
+
+    def _branch_divergence(self, info: _BranchInfo, state: State) -> Divergence | None:
+        instruction = info.instruction
+        if instruction.guard is not None:
+            condition: ir.Operand = instruction.guard.predicate
+        elif instruction.opcode.base == "brx" and instruction.operands:
+            condition = instruction.operands[0]
+        else:
+            return None
+        value = self._operand_value(condition, instruction, state)
+        if value.level == Level.CTA:
+            return None
+        return Divergence("branch", value.level, info.index, instruction.span, _text(condition), value.origin)
+
+    # --- recording facts for rules and dumps
+
+    def _record(self, index: int, instruction: ir.Instruction, state: State, execution, results) -> None:
+        requirement = self.collectives.get(index)
+        is_call = instruction.opcode.base == "call"
+        if is_call:
+            self._record_arguments(instruction, state, execution)
+        if requirement is None and not is_call and not self.record_everything:
+            return
+        defined = None
+        for _, value in results:
+            if execution is not None:
+                value = _at_least(value, execution.level, _control_origin(execution))
+            defined = value if defined is None else join(defined, value)
+        operands: dict[int, Value] = {}
+        if requirement is not None:
+            for position in requirement.uniform_operands:
+                operands[position] = self._operand_value(instruction.operands[position], instruction, state)
+        self.recording[index] = InstructionFacts(execution, state.exits, defined, operands)  # type: ignore[index]
+
+    def _record_arguments(self, instruction: ir.Instruction, state: State, execution: Divergence | None) -> None:
+        callee = callee_name(instruction)
+        if callee is None:
+            return
+        lists = [operand for operand in instruction.sources if type(operand) is ir.ArgumentList]
+        if not lists:
+            return
+        values = []
+        for argument in lists[0].elements:
+            if type(argument) is ir.Symbol:
+                value = self.argument_data.get(argument.name, UNIFORM)
+            else:
+                value = self._data_value(argument, instruction, state)
+            values.append(value)
+        known = self.arguments.get(callee)
+        if known is None:
+            self.arguments[callee] = values
+        else:
+            for position, value in enumerate(values[: len(known)]):
+                known[position] = join(known[position], value)
+
+
+def _control_origin(execution: Divergence) -> Origin:
+    known = _CONTROL_ORIGINS.get(execution)
+    if known is None:
+        known = _CONTROL_ORIGINS[execution] = _describe_control(execution)
+    return known
+
+
+_CONTROL_ORIGINS: dict[Divergence, Origin] = {}
+
+
+def _describe_control(execution: Divergence) -> Origin:
+    what = "guard" if execution.kind == "guard" else "branch"
+    return Origin(execution.span, f"written under a {what} on `{execution.subject}`, which is {execution.level.adjective}")
+
+
+def _at_most(value: Value, level: Level) -> Value:
+    """``value`` lowered to ``level`` (a collapse rule proved it more uniform)."""
+    if value.level <= level:
+        return value
+    if level == Level.CTA and value.bits is None:
+        return UNIFORM
+    return Value(level, value.bits, value.origin if level > Level.CTA else None)
+
+
+def _constant(value: Value) -> int | None:
+    return value.bits.value if type(value.bits) is Constant else None
+
+
+def _multiple(bits: int) -> Value:
+    return Value(Level.CTA, Multiple(bits)) if bits > 0 else UNIFORM
+
+
+def _without_bits(value: Value) -> Value:
+    return value if value.bits is None else Value(value.level, None, value.origin)
+
+
+def _integer_only(opcode: ir.Opcode) -> bool:
+    known = _INTEGER_ONLY.get(opcode.text)
+    if known is None:
+        known = _INTEGER_ONLY[opcode.text] = _compute_integer_only(opcode)
+    return known
+
+
+_INTEGER_ONLY: dict[str, bool] = {}
+
+
+def _compute_integer_only(opcode: ir.Opcode) -> bool:
+    types = [modifier for modifier in opcode.modifiers if modifier[:1] in "usbf" and modifier[1:].isdigit()]
+    return bool(types) and all(modifier[0] in _INTEGER_TYPE_PREFIXES for modifier in types)
+
+
+def _text(operand: ir.Operand) -> str:
+    if type(operand) in (ir.Register, ir.SpecialRegister, ir.Symbol):
+        return operand.name  # type: ignore[union-attr]
+    return "the condition"
+
+
+def _dead_ends(graph: cfg_module.ControlFlowGraph, function: ir.Function, collectives: dict[int, Collective]) -> dict[int, str]:
+    """Blocks that end the thread at once ("exit": nothing but branches before an `exit` or a
+    kernel `ret`, the shape of nvcc's early return) or end the grid ("trap": a trap with no
+    collective on the way). In a `.func`, `ret` returns to the caller: not an end."""
+    fates: dict[int, str] = {}
+    instructions = function.instructions
+    for block_index in reversed(graph.reverse_post_order):
+        block = graph.blocks[block_index]
+        if block.end == block.start:
+            continue
+        body = [instructions[index] for index in block.instruction_indices]
+        if any(index in collectives for index in block.instruction_indices):
+            continue
+        last = body[-1]
+        only_control = all(instruction.opcode.base in _CONTROL_ONLY for instruction in body)
+        own_end = _end_kind(last, function) if last.guard is None else None
+        if own_end == "exit" and only_control:
+            fates[block_index] = "exit"
+            continue
+        if own_end == "trap":
+            fates[block_index] = "trap"
+            continue
+        successors = block.successors
+        if graph.exit in successors or any(successor not in fates for successor in successors):
+            continue
+        successor_fates = {fates[successor] for successor in successors}
+        if successor_fates == {"trap"}:
+            fates[block_index] = "trap"
+        elif only_control:
+            fates[block_index] = "exit"
+    return fates
+
+
+_CONTROL_ONLY = frozenset({"bra", "exit", "ret"})
+
+
+def _end_kind(last: ir.Instruction, function: ir.Function) -> str | None:
+    base = last.opcode.base
+    if base == "exit" or (base == "ret" and function.is_kernel):
+        return "exit"
+    if base == "trap":
+        return "trap"
+    return None
+
+
+# ----------------------------------------------------------------------------- the module driver
+
+_MAX_ROUNDS = 6
+
+
+def direct_collectives(function: ir.Function) -> dict[int, Collective]:
+    found = {}
+    for index, instruction in enumerate(function.instructions):
+        requirement = collective(instruction)
+        if requirement is not None:
+            found[index] = requirement
+    return found
+
+
+def analyze_module(module: ir.Module, options: Options, everything: bool = False) -> ModuleUniformity:
+    """Analyse the functions that need it (all of them when ``everything``), interprocedurally."""
+    functions = {function.name: function for function in module.functions if function.has_body}
+    direct = {name: direct_collectives(function) for name, function in functions.items()}
+    if not everything and not any(direct.values()):
+        return ModuleUniformity()
+    graph = CallGraph(module)
+    called = _called_collectives(graph, functions, direct)
+    selected = _selected_functions(graph, functions, called, everything)
+    order = _callers_first(graph, selected, module)
+    conservative = _conservative_functions(module, graph, functions)
+    # A function with a caller we do not analyse cannot learn its parameters from the callers.
+    conservative.update(name for name in order if any(site.caller not in selected for site in graph.callers.get(name, ())))
+    summaries = _Summaries({}, {}, called)
+    for name in order:
+        summaries.parameters[name] = None if name in conservative else ()
+    result = ModuleUniformity()
+    for _ in range(_MAX_ROUNDS):
+        previous_parameters = dict(summaries.parameters)
+        arguments: dict[str, list[Value]] = {}
+        returns: dict[str, Value] = {}
+        for name in order:
+            # Callers come first, so this round's arguments are complete (Gauss-Seidel).
+            if name not in conservative:
+                summaries.parameters[name] = tuple(arguments.get(name, ()))
+            function = functions[name]
+            analysis, analysed = _analyze_function(function, options, summaries, direct[name], everything)
+            result.functions[name] = analysed
+            for callee, values in analysis.arguments.items():
+                _merge_arguments(arguments, callee, values)
+            if function.return_parameters:
+                returns[name] = analysis.returned
+        changed = previous_parameters != summaries.parameters or any(
+            summaries.returns.get(name) != value for name, value in returns.items()
+        )
+        summaries.returns.update(returns)
+        if not changed:
+            break
+    return result
+
+
+def _analyze_function(function, options, summaries, collectives, everything):
+    graph = cfg_module.build(function)
+    lanes = LaneModel(block_shape(function, options))
+    requirements = dict(collectives)
+    calls = {}
+    for index, instruction in enumerate(function.instructions):
+        if instruction.opcode.base == "call":
+            reached = summaries.called.get(callee_name(instruction) or "", ())
+            if reached:
+                calls[index] = reached
+    analysis = UniformityAnalysis(function, graph, lanes, summaries, requirements)
+    solution = solve_forward(graph, analysis)
+    analysis.recording = {}
+    analysis.record_everything = everything
+    # Replay the blocks whose facts someone reads: collectives, calls, stores of return values.
+    for block in graph.reverse_post_order:
+        if block in solution.block_entry and (everything or _has_recorded_facts(function, graph.blocks[block], requirements)):
+            for _ in instruction_states(solution, analysis, block):
+                pass
+    facts = analysis.recording
+    analysis.recording = None
+    return analysis, FunctionUniformity(function, graph, facts, requirements, calls, solution.converged)
+
+
+def _has_recorded_facts(function: ir.Function, block: cfg_module.Block, requirements: dict[int, Collective]) -> bool:
+    instructions = function.instructions
+    for index in block.instruction_indices:
+        base = instructions[index].opcode.base
+        if index in requirements or base == "call" or (base == "st" and function.return_parameters):
+            return True
+    return False
+
+
+def _called_collectives(graph: CallGraph, functions, direct) -> dict[str, tuple[CalledCollective, ...]]:
+    """For each function, the collectives it reaches (its own and its callees'), at most one
+    per kind of requirement, so a call site can be checked like the collective itself."""
+    memo: dict[str, tuple[CalledCollective, ...]] = {}
+    for name in _callees_first(graph, functions):
+        found: dict[tuple, CalledCollective] = {}
+        function = functions[name]
+        for index, requirement in sorted(direct[name].items()):
+            kind = (requirement.scope, requirement.aligned, requirement.thread_count)
+            found.setdefault(kind, CalledCollective(name, index, function.instructions[index], requirement))
+        for site in graph.call_sites.get(name, ()):
+            # Inside a recursive cycle a member not yet summarised contributes nothing: what the
+            # cycle reaches is still found through the member that owns it.
+            for reached in memo.get(site.callee or "", ()):
+                requirement = reached.requirement
+                found.setdefault((requirement.scope, requirement.aligned, requirement.thread_count), reached)
+        memo[name] = tuple(found.values())
+    return memo
+
+
+def _callees_first(graph: CallGraph, functions) -> list[str]:
+    """Every function with a body, each after the functions it calls (post-order; recursion
+    broken arbitrarily but deterministically)."""
+    order: list[str] = []
+    seen: set[str] = set()
+    for root in functions:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(graph.callees(root)))]
+        while stack:
+            name, children = stack[-1]
+            for child in children:
+                if child not in seen:
+                    seen.add(child)
+                    stack.append((child, iter(graph.callees(child))))
+                    break
+            else:
+                stack.pop()
+                order.append(name)
+    return order
+
+
+def _selected_functions(graph: CallGraph, functions, called, everything: bool) -> set[str]:
+    """Functions that reach a collective, plus what they call (for return values)."""
+    if everything:
+        return set(functions)
+    selected = {name for name, reached in called.items() if reached}
+    for name in list(selected):
+        selected.update(graph.reachable_from(name))
+    return selected
+
+
+def _callers_first(graph: CallGraph, selected: set[str], module: ir.Module) -> list[str]:
+    """Selected functions, each after its callers where recursion allows (kernels first)."""
+    order: list[str] = []
+    seen: set[str] = set()
+    roots = [function.name for function in module.functions if function.has_body and function.name in selected]
+    roots.sort(key=lambda name: not graph.functions[name].is_kernel)
+    for root in roots:
+        if root in seen:
+            continue
+        # Reverse post-order of the call graph from the root: callers before callees.
+        post: list[str] = []
+        stack = [(root, iter(graph.callees(root)))]
+        seen.add(root)
+        while stack:
+            name, children = stack[-1]
+            for child in children:
+                if child not in seen and child in selected:
+                    seen.add(child)
+                    stack.append((child, iter(graph.callees(child))))
+                    break
+            else:
+                stack.pop()
+                post.append(name)
+        order.extend(reversed(post))
+    return order
+
+
+def _conservative_functions(module: ir.Module, graph: CallGraph, functions) -> set[str]:
+    """Functions whose parameters we cannot derive from the call sites in this module: kernels
+    (their parameters are CTA-uniform anyway), externally visible, recursive, address-taken, or
+    never called."""
+    taken = set()
+    for function in functions.values():
+        for instruction in function.instructions:
+            if instruction.opcode.base == "call":
+                continue
+            for operand in instruction.sources:
+                if type(operand) is ir.Symbol and operand.name in functions:
+                    taken.add(operand.name)
+    conservative = set()
+    for name, function in functions.items():
+        visible = any(linkage in (".visible", ".extern", ".weak", ".common") for linkage in function.linkage)
+        uncalled = not graph.callers.get(name)
+        if function.is_kernel or visible or name in graph.recursive or name in taken or uncalled:
+            conservative.add(name)
+    return conservative
+
+
+def _merge_arguments(arguments: dict[str, list[Value]], callee: str, values: list[Value]) -> None:
+    known = arguments.get(callee)
+    if known is None:
+        arguments[callee] = list(values)
+        return
+    for position, value in enumerate(values):
+        if position < len(known):
+            known[position] = join(known[position], value)
+        else:
+            known.append(value)
+
+
+# ----------------------------------------------------------------------------- dump
+
+
+def format_uniformity(module: ir.Module, options: Options) -> str:
+    """Per instruction: the level of what it defines and the level at which it executes, in
+    the annotation syntax the fixtures use (``// uniformity: warp executes: cta``)."""
+    result = analyze_module(module, options, everything=True)
+    lines = [f"module {module.path}"]
+    for function in module.functions:
+        analysed = result.functions.get(function.name)
+        if analysed is None or analysed.function is not function:
+            continue
+        kind = "entry" if function.is_kernel else "func"
+        lines.append("")
+        lines.append(f"{function.span.line}: {kind} {function.name}")
+        for index, instruction in enumerate(function.instructions):
+            text = module.source.data[instruction.span.start : instruction.span.end].decode("utf-8", "replace")
+            text = " ".join(text.split())
+            lines.append(f"{instruction.span.line:>7}  {text:<60}  {describe_facts(analysed.facts.get(index))}")
+    return "\n".join(lines) + "\n"
+
+
+def describe_facts(facts: InstructionFacts | None) -> str:
+    """``<defined> executes: <level>`` (``-`` when nothing is defined), ``unreachable`` when the
+    solver never reached the instruction, ``after-exit`` when threads may have exited before."""
+    if facts is None:
+        return "unreachable"
+    defined = facts.defined.level.short if facts.defined is not None else "-"
+    text = f"{defined} executes: {facts.execution_level.short}"
+    return text + " after-exit" if facts.exits else text
+
+
+def iter_function_facts(result: ModuleUniformity) -> Iterator[FunctionUniformity]:
+    """Analysed functions in a stable order (by position in the file)."""
+    return iter(sorted(result.functions.values(), key=lambda analysed: analysed.function.span.start))

@@ -1,0 +1,110 @@
+"""## What it does
+Reports a warp-aligned instruction (`tcgen05.ld/st/wait/alloc/dealloc`, `wmma.*`, `mma.sync`,
+`ldmatrix`, `stmatrix`, `barrier.cluster.*.aligned`, …) that may execute with only part of its
+warp, and a warpgroup-aligned one (`wgmma.*`, `setmaxnreg`) that may execute with only part of
+its warpgroup: its guard, or a branch it sits under, is not uniform over that scope. When the
+instruction is in a `.func`, the call made under such control is reported.
+
+## Why is this bad?
+`.aligned` means every thread of the warp (warpgroup) must execute this very instruction
+together. Executed by part of them, the behaviour is undefined: hangs, garbage in the lanes that
+did not take part, or corrupted tensor memory. `ptxas` accepts it silently, and compilers can
+create it (jump threading clones a collective into both arms of a divergent branch).
+
+## Example
+```ptx
+.version 9.0
+.target sm_100a
+.address_size 64
+.visible .entry kernel(.param .u32 taddr)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<6>;
+	ld.param.u32 %r1, [taddr];
+	mov.u32 %r2, %tid.x;
+	setp.lt.u32 %p1, %r2, 16;
+	@%p1 tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r3, %r4}, [%r1];
+	tcgen05.wait::ld.sync.aligned;
+	ret;
+}
+```
+
+## Use instead
+Branch on something uniform over the warp, such as the warp index, and let every lane of the
+chosen warp execute the instruction:
+```ptx
+.version 9.0
+.target sm_100a
+.address_size 64
+.visible .entry kernel(.param .u32 taddr)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<6>;
+	ld.param.u32 %r1, [taddr];
+	mov.u32 %r2, %tid.x;
+	setp.lt.u32 %p1, %r2, 32;
+	@%p1 tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r3, %r4}, [%r1];
+	tcgen05.wait::ld.sync.aligned;
+	ret;
+}
+```
+
+## Exceptions
+Uniformity is derived from `%tid.x` arithmetic (`>> 5`, `& ~31`, `< 128`), which holds only for
+one-dimensional blocks or x extents that are multiples of 32: set `assume-1d-block = false` for
+kernels launched with other shapes, or state the shape with `.reqntid`. Loads from a uniform
+address are taken to be uniform, as LLVM does. A collective reached after some threads exited is
+PTX104, not this rule.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+from ptxlint.analyses.convergence import (
+    Site,
+    call_labels,
+    cause_labels,
+    cause_phrase,
+    first_per_cause,
+    scope_level,
+    sites,
+    subject,
+)
+from ptxlint.analyses.uniformity import Divergence
+from ptxlint.context import ModuleContext
+from ptxlint.diagnostics import Diagnostic, Severity
+from ptxlint.isa.aligned import Scope
+from ptxlint.rules.base import Rule
+
+
+def check(context: ModuleContext) -> Iterable[Diagnostic]:
+    return first_per_cause(_candidates(context), _report)
+
+
+def _candidates(context: ModuleContext) -> Iterator[tuple[Site, Divergence]]:
+    for site in sites(context):
+        requirement = site.requirement
+        if not requirement.aligned or requirement.scope == Scope.CTA:
+            continue
+        execution = site.facts.execution
+        if execution is not None and execution.level > scope_level(requirement.scope):
+            yield site, execution
+
+
+def _report(site: Site, execution: Divergence) -> Diagnostic:
+    scope = site.requirement.scope.noun
+    message = f"{subject(site)} may run with only part of a {scope}: {cause_phrase(execution)}"
+    return RULE.diagnostic(site.instruction.span, message, labels=call_labels(site) + cause_labels(execution))
+
+
+RULE = Rule(
+    code="PTX101",
+    name="divergent-aligned-instruction",
+    severity=Severity.ERROR,
+    summary="A warp- or warpgroup-aligned instruction that may run with only part of its warp or warpgroup",
+    docs=__doc__ or "",
+    check=check,
+    tags=("correctness", "convergence"),
+    precision="high",
+)

@@ -1,0 +1,109 @@
+"""## What it does
+Reports an aligned CTA barrier (`bar.sync`, `bar.arrive`, `bar.red`, `barrier.sync.aligned`, …)
+that may be reached by only part of a warp, and one without a thread count that may be reached
+by only part of the CTA: its guard, or a branch it sits under, varies between the threads that
+must arrive.
+
+## Why is this bad?
+An aligned barrier must be executed by every participating thread at the same instruction. If
+some threads skip it, the barrier waits for arrivals that never come (a hang) or completes with
+the wrong set of threads, and shared-memory data races follow. The classic source is
+`if (threadIdx.x < n) __syncthreads();`.
+
+## Example
+```ptx
+.version 9.0
+.target sm_90a
+.address_size 64
+.visible .entry kernel(.param .u32 n, .param .u64 out)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<3>;
+	.reg .b64 %rd<2>;
+	ld.param.u32 %r1, [n];
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r2, %tid.x;
+	setp.ge.u32 %p1, %r2, %r1;
+	@%p1 bra SKIP;
+	bar.sync 0;
+SKIP:
+	st.global.u32 [%rd1], %r2;
+	ret;
+}
+```
+
+## Use instead
+Reach the barrier with every thread, at the join point of the branch:
+```ptx
+.version 9.0
+.target sm_90a
+.address_size 64
+.visible .entry kernel(.param .u32 n, .param .u64 out)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<3>;
+	.reg .b64 %rd<2>;
+	ld.param.u32 %r1, [n];
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r2, %tid.x;
+	setp.ge.u32 %p1, %r2, %r1;
+	@%p1 bra SKIP;
+SKIP:
+	bar.sync 0;
+	st.global.u32 [%rd1], %r2;
+	ret;
+}
+```
+
+## Exceptions
+A barrier with a thread count (`bar.sync 1, 128`) under control that is uniform within each warp
+but not across the CTA is the warp-specialisation idiom; it is reported by the off-by-default
+PTX103 instead. The non-aligned `barrier.sync` may legally be reached from different places and
+is not reported. Threads that exited before the barrier are PTX104.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+from ptxlint.analyses.convergence import Site, call_labels, cause_labels, cause_phrase, first_per_cause, sites, subject
+from ptxlint.analyses.lanes import Level
+from ptxlint.analyses.uniformity import Divergence
+from ptxlint.context import ModuleContext
+from ptxlint.diagnostics import Diagnostic, Severity
+from ptxlint.rules.base import Rule
+
+
+def check(context: ModuleContext) -> Iterable[Diagnostic]:
+    return first_per_cause(_candidates(context), _report)
+
+
+def _candidates(context: ModuleContext) -> Iterator[tuple[Site, Divergence]]:
+    for site in sites(context):
+        requirement = site.requirement
+        execution = site.facts.execution
+        if not requirement.barrier or not requirement.aligned or execution is None:
+            continue
+        if execution.level == Level.THREAD or not requirement.thread_count:
+            yield site, execution
+
+
+def _report(site: Site, execution: Divergence) -> Diagnostic:
+    if execution.level == Level.THREAD:
+        reach = "only part of a warp"
+    else:
+        reach = "only part of the CTA, and it has no thread count"
+    message = f"{subject(site)} may be reached by {reach}: {cause_phrase(execution)}"
+    return RULE.diagnostic(site.instruction.span, message, labels=call_labels(site) + cause_labels(execution))
+
+
+RULE = Rule(
+    code="PTX102",
+    name="partial-cta-barrier",
+    severity=Severity.ERROR,
+    summary="An aligned CTA barrier that only part of the participating threads may reach",
+    docs=__doc__ or "",
+    check=check,
+    tags=("correctness", "convergence"),
+    precision="high",
+)

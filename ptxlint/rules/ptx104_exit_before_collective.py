@@ -1,0 +1,112 @@
+"""## What it does
+Reports a warp-aligned instruction, a warpgroup-aligned one, or a barrier without a thread count
+that may run after some threads of its warp (warpgroup) exited: a guarded `exit`, a kernel `ret`,
+or a branch that sends part of the threads to one.
+
+## Why is this bad?
+Exited threads never arrive. A warp-aligned instruction then runs with part of the warp, which is
+undefined behaviour, and a barrier waits for threads that are gone. The usual source is the
+bounds check at the top of a kernel, `if (threadIdx.x >= n) return;`, followed by `__syncthreads()`
+or tensor-core code.
+
+## Example
+```ptx
+.version 9.0
+.target sm_90a
+.address_size 64
+.visible .entry kernel(.param .u32 n)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<3>;
+	ld.param.u32 %r1, [n];
+	mov.u32 %r2, %tid.x;
+	setp.ge.u32 %p1, %r2, %r1;
+	@%p1 exit;
+	bar.sync 0;
+	ret;
+}
+```
+
+## Use instead
+Keep every thread alive until the collective and skip only the work:
+```ptx
+.version 9.0
+.target sm_90a
+.address_size 64
+.visible .entry kernel(.param .u32 n)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<3>;
+	ld.param.u32 %r1, [n];
+	mov.u32 %r2, %tid.x;
+	setp.ge.u32 %p1, %r2, %r1;
+	bar.sync 0;
+	@%p1 exit;
+	ret;
+}
+```
+
+## Exceptions
+An exit taken by whole warps (its condition is warp-uniform) does not affect warp-aligned
+instructions of the remaining warps, and is not reported for them. `ret` from a `.func` returns
+to the caller and `trap` ends the whole grid; neither is an exit of part of a warp. Barriers with
+a thread count are only waited on by the threads counted, so they are not reported either.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+from ptxlint.analyses.convergence import Site, call_labels, cause_labels, first_per_cause, sites, subject, variation
+from ptxlint.analyses.lanes import Level
+from ptxlint.analyses.uniformity import Divergence
+from ptxlint.context import ModuleContext
+from ptxlint.diagnostics import Diagnostic, Severity
+from ptxlint.isa.aligned import Scope
+from ptxlint.rules.base import Rule
+
+
+def check(context: ModuleContext) -> Iterable[Diagnostic]:
+    return first_per_cause(_candidates(context), _report)
+
+
+def _tolerated(site: Site) -> Level | None:
+    """The least uniform exit the site tolerates, or None when exits do not matter to it."""
+    requirement = site.requirement
+    if requirement.barrier:
+        return None if requirement.thread_count else Level.WARP
+    if not requirement.aligned:
+        return None
+    return Level.WARP if requirement.scope == Scope.WARP else Level.WARPGROUP
+
+
+def _candidates(context: ModuleContext) -> Iterator[tuple[Site, Divergence]]:
+    for site in sites(context):
+        tolerated = _tolerated(site)
+        if tolerated is None:
+            continue
+        for exit_mark in site.facts.exits:
+            if exit_mark.level > tolerated:
+                yield site, exit_mark
+                break
+
+
+def _report(site: Site, exit_mark: Divergence) -> Diagnostic:
+    scope = "the CTA" if site.requirement.scope == Scope.CTA else f"its {site.requirement.scope.noun}"
+    message = (
+        f"{subject(site)} may run after some threads of {scope} exited: "
+        f"the exit at line {exit_mark.span.line} depends on `{exit_mark.subject}`, which {variation(exit_mark.level)}"
+    )
+    return RULE.diagnostic(site.instruction.span, message, labels=call_labels(site) + cause_labels(exit_mark))
+
+
+RULE = Rule(
+    code="PTX104",
+    name="exit-before-collective",
+    severity=Severity.ERROR,
+    summary="A collective that may run after part of its warp or CTA exited",
+    docs=__doc__ or "",
+    check=check,
+    tags=("correctness", "convergence"),
+    precision="high",
+)

@@ -1,0 +1,94 @@
+"""## What it does
+Reports an operand that the ISA requires to be the same in every thread of the warp but that
+varies per thread: the tensor-memory address of `tcgen05.ld`/`tcgen05.st`, the address and
+column count of `tcgen05.alloc`/`tcgen05.dealloc`, the address and stride of
+`wmma.load`/`wmma.store`, the id and thread count of a CTA barrier.
+
+## Why is this bad?
+The instruction is executed once for the whole warp, with one value of the operand; which
+thread's value is used is not defined. A per-thread tensor-memory address usually means the code
+tried to address each thread's lane itself, which the warp-collective form already does.
+
+## Example
+```ptx
+.version 9.0
+.target sm_100a
+.address_size 64
+.visible .entry kernel(.param .u32 taddr)
+{
+	.reg .b32 %r<6>;
+	ld.param.u32 %r1, [taddr];
+	mov.u32 %r2, %tid.x;
+	add.u32 %r3, %r1, %r2;
+	tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r4, %r5}, [%r3];
+	tcgen05.wait::ld.sync.aligned;
+	ret;
+}
+```
+
+## Use instead
+Pass the warp's base address; each thread receives its own lane's data:
+```ptx
+.version 9.0
+.target sm_100a
+.address_size 64
+.visible .entry kernel(.param .u32 taddr)
+{
+	.reg .b32 %r<6>;
+	ld.param.u32 %r1, [taddr];
+	mov.u32 %r2, %tid.x;
+	and.b32 %r3, %r2, 96;
+	shl.b32 %r3, %r3, 16;
+	add.u32 %r3, %r1, %r3;
+	tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r4, %r5}, [%r3];
+	tcgen05.wait::ld.sync.aligned;
+	ret;
+}
+```
+
+## Exceptions
+Not reported when the instruction itself already runs under thread-varying control (PTX101 or
+PTX102 reports that, and values written there vary for the same reason). Values loaded from a
+uniform address are taken to be uniform, as LLVM does.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from ptxlint.analyses.convergence import sites
+from ptxlint.analyses.lanes import Level
+from ptxlint.context import ModuleContext
+from ptxlint.diagnostics import Diagnostic, Label, Severity
+from ptxlint.rules.base import Rule
+
+
+def check(context: ModuleContext) -> Iterable[Diagnostic]:
+    for site in sites(context):
+        if site.via is not None or site.facts.execution_level == Level.THREAD:
+            continue
+        operands = site.instruction.operands
+        for position, value in sorted(site.facts.operands.items()):
+            if value.level != Level.THREAD:
+                continue
+            operand = operands[position]
+            text = _source_text(context, operand.span)
+            message = f"operand `{text}` of `{site.short_name}` must be the same in every thread of the warp, but it varies per thread"
+            labels = [Label(value.origin.span, value.origin.message)] if value.origin is not None else []
+            yield RULE.diagnostic(operand.span, message, labels=labels)
+
+
+def _source_text(context: ModuleContext, span) -> str:
+    return context.module.source.data[span.start : span.end].decode("utf-8", "replace")
+
+
+RULE = Rule(
+    code="PTX105",
+    name="nonuniform-collective-operand",
+    severity=Severity.ERROR,
+    summary="An operand that must be warp-uniform (a tensor-memory address, a barrier id, …) varies per thread",
+    docs=__doc__ or "",
+    check=check,
+    tags=("correctness", "convergence"),
+    precision="high",
+)
