@@ -523,9 +523,7 @@ class _Lowering:
             return self.address(node)
         if kind == kinds.vector or kind == kinds.argument_list:
             elements = tuple(
-                self.operand(child)
-                for child in node.named_children
-                if child.kind_id != kinds.comment
+                self.vector_element(child) for child in node.named_children if child.kind_id != kinds.comment
             )
             span = self.span(node.start_byte, node.end_byte)
             return ir.Vector(elements, span) if kind == kinds.vector else ir.ArgumentList(elements, span)
@@ -545,6 +543,16 @@ class _Lowering:
                 return ir.Negated(self.name(inner), self.node_span(node))
         return self.expression(node)
 
+    def vector_element(self, node: Node) -> ir.Operand:
+        """An element of a brace vector. Vectors never nest in PTX; refusing to descend into a
+        nested one also keeps hostile input (ten thousand `{`) from exhausting the stack."""
+        kind = node.kind_id
+        if kind == self.kinds.vector or kind == self.kinds.argument_list:
+            span = self.node_span(node)
+            self.syntax_errors.append(ir.SyntaxProblem("vector operands cannot be nested", span))
+            return ir.Expression((), span)
+        return self.operand(node)
+
     def expression(self, node: Node) -> ir.Operand:
         """A constant expression: folded to an Immediate when it names nothing."""
         span = self.node_span(node)
@@ -561,45 +569,57 @@ class _Lowering:
                 pending.extend(reversed(current.named_children))
         return ir.Expression(tuple(names), span)
 
-    def constant(self, node: Node) -> int | float | None:
-        """Fold a constant expression with C semantics on 64-bit values, or None."""
+    def constant(self, root: Node) -> int | float | None:
+        """Fold a constant expression with C semantics on 64-bit values, or None.
+
+        Iterative post-order: a hostile input can nest expressions thousands deep."""
+        kinds = self.kinds
+        values: dict[int, int | float | None] = {}
+        pending: list[tuple[Node, bool]] = [(root, False)]
+        while pending:
+            node, operands_done = pending.pop()
+            kind = node.kind_id
+            if kind == kinds.integer:
+                values[node.id] = _integer_value(self.text(node))
+                continue
+            if kind == kinds.float:
+                values[node.id] = _float_value(self.text(node))
+                continue
+            parts = self.expression_parts(node)
+            if parts is None:
+                values[node.id] = None
+                continue
+            operator, operands = parts
+            if not operands_done:
+                pending.append((node, True))
+                pending.extend((operand, False) for operand in operands)
+                continue
+            folded = [values.get(operand.id) for operand in operands]
+            values[node.id] = None if any(value is None for value in folded) else _fold(operator, folded)
+        return values.get(root.id)
+
+    def expression_parts(self, node: Node) -> tuple[str, list[Node]] | None:
+        """The operator and operand nodes of a foldable expression node, or None."""
         kinds = self.kinds
         kind = node.kind_id
-        if kind == kinds.integer:
-            return _integer_value(self.text(node))
-        if kind == kinds.float:
-            return _float_value(self.text(node))
-        if kind == kinds.parenthesized_expression or kind == kinds.cast_expression:
-            inner = node.child_by_field_name("operand") if kind == kinds.cast_expression else None
-            if inner is None:
-                children = node.named_children
-                inner = children[0] if children else None
-            return self.constant(inner) if inner is not None else None
-        if kind == kinds.unary_expression:
-            operator = node.child_by_field_name("operator")
+        if kind == kinds.parenthesized_expression:
+            children = node.named_children
+            return ("()", children[:1]) if children else None
+        if kind == kinds.cast_expression:
             inner = node.child_by_field_name("operand")
-            if operator is None or inner is None:
-                return None
-            value = self.constant(inner)
-            return _unary(self.text(operator), value) if value is not None else None
-        if kind == kinds.binary_expression or kind == kinds.or_expression or kind == kinds.modulo_expression:
-            operator = node.child_by_field_name("operator")
-            left = node.child_by_field_name("left")
-            right = node.child_by_field_name("right")
-            if operator is None or left is None or right is None:
-                return None
-            left_value, right_value = self.constant(left), self.constant(right)
-            if left_value is None or right_value is None:
-                return None
-            return _binary(self.text(operator), left_value, right_value)
+            return ("()", [inner]) if inner is not None else None
         if kind == kinds.conditional_expression:
-            condition = node.child_by_field_name("condition")
-            chosen = node.child_by_field_name("consequence")
-            other = node.child_by_field_name("alternative")
-            test = self.constant(condition) if condition is not None else None
-            if test is None or chosen is None or other is None:
-                return None
-            return self.constant(chosen if test else other)
+            parts = [node.child_by_field_name(name) for name in ("condition", "consequence", "alternative")]
+            return ("?:", parts) if all(part is not None for part in parts) else None  # type: ignore[misc]
+        operator = node.child_by_field_name("operator")
+        if operator is None:
+            return None
+        if kind == kinds.unary_expression:
+            inner = node.child_by_field_name("operand")
+            return ("unary" + self.text(operator), [inner]) if inner is not None else None
+        if kind in (kinds.binary_expression, kinds.or_expression, kinds.modulo_expression):
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            return (self.text(operator), [left, right]) if left is not None and right is not None else None
         return None
 
     def address(self, node: Node) -> ir.Address:
@@ -694,6 +714,16 @@ _UNARY: dict[str, Callable[[Any], Any]] = {
     "!": lambda value: int(not value),
     "~": lambda value: ~value if isinstance(value, int) else None,
 }
+
+
+def _fold(operator: str, values: list[int | float]) -> int | float | None:
+    if operator == "()":
+        return values[0]
+    if operator == "?:":
+        return values[1] if values[0] else values[2]
+    if operator.startswith("unary"):
+        return _unary(operator[5:], values[0])
+    return _binary(operator, values[0], values[1])
 
 
 def _unary(operator: str, value: int | float) -> int | float | None:
