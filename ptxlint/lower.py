@@ -437,20 +437,28 @@ class _Lowering:
     # ------------------------------------------------------------------ instructions
 
     def instruction(self, node: Node, scope: int, location: ir.SourceLocation | None) -> ir.Instruction:
+        # The hot loop of lowering: locals instead of attribute lookups, and registers (most
+        # operands) handled before the general dispatch.
         kinds = self.kinds
+        identifier_kind, opcode_kind, guard_kind = kinds.identifier, kinds.opcode, kinds.guard
+        skipped = (kinds.comment, kinds.error)
+        name, operand = self.name, self.operand
         guard = None
         opcode_node = None
         operands: list[ir.Operand] = []
         for child in node.named_children:
             kind = child.kind_id
-            if kind == kinds.opcode:
+            if kind == identifier_kind:
+                operands.append(name(child))
+            elif kind == opcode_kind:
                 opcode_node = child
-            elif kind == kinds.guard:
+            elif kind == guard_kind:
                 guard = self.guard(child)
-            elif kind != kinds.comment and kind != kinds.error:
-                operands.append(self.operand(child))
+            elif kind not in skipped:
+                operands.append(operand(child))
+        start, end = node.start_byte, node.end_byte
         if opcode_node is None:  # only possible inside error recovery
-            opcode_start = opcode_end = node.start_byte
+            opcode_start = opcode_end = start
         else:
             opcode_start, opcode_end = opcode_node.start_byte, opcode_node.end_byte
         opcode, writes_first = self.opcode(self.data[opcode_start:opcode_end])
@@ -458,13 +466,12 @@ class _Lowering:
             destination_count = 1 if operands and type(operands[0]) is ir.ArgumentList else 0
         else:
             destination_count = 1 if operands and writes_first else 0
-        span = self.span(node.start_byte, node.end_byte)
         return _new_instruction(
             opcode,
             tuple(operands),
             destination_count,
             guard,
-            span,
+            self.span(start, end),
             self.span(opcode_start, opcode_end),
             scope,
             location,
@@ -636,24 +643,29 @@ class _Lowering:
         if kind == kinds.identifier:
             base = self.name(first)
         elif kind == kinds.binary_expression:
-            operator = first.child_by_field_name("operator")
-            left = first.child_by_field_name("left")
-            right = first.child_by_field_name("right")
-            right_value = self.constant(right) if right is not None else None
-            if (
-                operator is not None
-                and left is not None
-                and left.kind_id == kinds.identifier
-                and isinstance(right_value, int)
-                and self.text(operator) in ("+", "-")
-            ):
-                base = self.name(left)
-                offset = right_value if self.text(operator) == "+" else -right_value
-            else:
-                base = self.expression(first)
+            base, offset = self.base_and_offset(first)
         else:
             base = self.operand(first)
         return ir.Address(base, offset, span, extra)
+
+    def base_and_offset(self, node: Node) -> tuple[Any, int]:
+        """`r+4`, `sym+-4`, `r - 8` inside brackets: the base name and a constant offset."""
+        if node.child_count == 3:  # left, operator, right: the shape without interior comments
+            left, operator, right = node.child(0), node.child(1), node.child(2)
+        else:
+            left, operator, right = (node.child_by_field_name(field) for field in ("left", "operator", "right"))
+        if left is None or operator is None or right is None or left.kind_id != self.kinds.identifier:
+            return self.expression(node), 0
+        sign = self.data[operator.start_byte : operator.end_byte]
+        if sign not in (b"+", b"-"):
+            return self.expression(node), 0
+        if right.kind_id == self.kinds.integer:
+            value: int | float | None = _integer_value(self.text(right))
+        else:
+            value = self.constant(right)
+        if not isinstance(value, int):
+            return self.expression(node), 0
+        return self.name(left), value if sign == b"+" else -value
 
 
 class _BodyBuilder:
