@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Callable, Iterable, Mapping, TypeVar
 
 from ptxlint import ir
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,10 +46,15 @@ class CallGraph:
 
     def callees(self, name: str) -> tuple[str, ...]:
         """Functions with a body that ``name`` calls directly, in call order, without repeats."""
-        seen = dict.fromkeys(
-            site.callee for site in self.call_sites.get(name, ()) if site.callee in self.functions
-        )
-        return tuple(seen)  # type: ignore[arg-type]
+        return self._callees.get(name, ())
+
+    @cached_property
+    def _callees(self) -> dict[str, tuple[str, ...]]:
+        functions = self.functions
+        return {
+            name: tuple(dict.fromkeys(site.callee for site in sites if site.callee in functions))  # type: ignore[misc]
+            for name, sites in self.call_sites.items()
+        }
 
     @cached_property
     def callers(self) -> dict[str, tuple[CallSite, ...]]:
@@ -71,14 +79,62 @@ class CallGraph:
                     stack.append(callee)
         return tuple(order)
 
+    def reachable_from_any(self, roots: Iterable[str]) -> frozenset[str]:
+        """Everything some root calls transitively, roots included: one traversal for all roots
+        (calling :meth:`reachable_from` per root is quadratic on a long call chain)."""
+        seen = {root for root in roots if root in self.functions}
+        stack = list(seen)
+        while stack:
+            for callee in self.callees(stack.pop()):
+                if callee not in seen:
+                    seen.add(callee)
+                    stack.append(callee)
+        return frozenset(seen)
+
+    def reaching(self, targets: Iterable[str]) -> frozenset[str]:
+        """Functions that can reach (are or call, transitively) one of ``targets``, in one
+        traversal of the reversed graph."""
+        seen = {target for target in targets if target in self.functions}
+        stack = list(seen)
+        while stack:
+            for site in self.callers.get(stack.pop(), ()):
+                if site.caller not in seen:
+                    seen.add(site.caller)
+                    stack.append(site.caller)
+        return frozenset(seen)
+
+    def transitive(self, own: Mapping[str, T], combine: Callable[[Iterable[T]], T]) -> dict[str, T]:
+        """For each function, ``combine`` of ``own`` over itself and everything it calls
+        transitively, computed once per strongly connected component, callees first: linear in
+        the graph (times the cost of ``combine``), where a union over :meth:`reachable_from` per
+        function is quadratic on a call chain. ``combine`` must be associative, commutative and
+        idempotent (a set union, a max)."""
+        result: dict[str, T] = {}
+        for component in self.components:
+            members = set(component)
+            below = [result[callee] for name in component for callee in self.callees(name) if callee not in members]
+            value = combine([*(own[name] for name in component), *below])
+            for name in component:
+                result[name] = value
+        return result
+
     @cached_property
     def recursive(self) -> frozenset[str]:
-        """Functions that can call themselves, directly or through others (Tarjan, iteratively)."""
+        """Functions that can call themselves, directly or through others."""
+        result: set[str] = set()
+        for component in self.components:
+            if len(component) > 1 or component[0] in self.callees(component[0]):
+                result.update(component)
+        return frozenset(result)
+
+    @cached_property
+    def components(self) -> tuple[tuple[str, ...], ...]:
+        """The strongly connected components, callees before callers (Tarjan, iteratively)."""
         index_of: dict[str, int] = {}
         low: dict[str, int] = {}
         on_stack: set[str] = set()
         stack: list[str] = []
-        result: set[str] = set()
+        result: list[tuple[str, ...]] = []
         counter = 0
         for root in self.functions:
             if root in index_of:
@@ -116,6 +172,5 @@ class CallGraph:
                         component.append(member)
                         if member == node:
                             break
-                    if len(component) > 1 or node in self.callees(node):
-                        result.update(component)
-        return frozenset(result)
+                    result.append(tuple(component))
+        return tuple(result)

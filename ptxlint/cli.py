@@ -93,6 +93,13 @@ def _config_options(command):  # type: ignore[no-untyped-def]
     show_default=True,
     help="Refuse inputs larger than this many bytes.",
 )
+@click.option(
+    "--time-budget",
+    type=click.FloatRange(min=0),
+    metavar="SECONDS",
+    help="Analyse each file for at most this long, then report it as partially analysed "
+    "(0: unlimited; default: `time-budget` in the configuration, else 60).",
+)
 def check(
     paths: tuple[str, ...],
     output_format: str,
@@ -111,6 +118,7 @@ def check(
     exit_zero: bool,
     quiet: bool,
     max_file_size: int,
+    time_budget: float | None,
 ) -> None:
     """Lint PTX files."""
     from ptxlint import baseline
@@ -123,7 +131,7 @@ def check(
     resolver = _resolver(config_file, isolated, select, extend_select, ignore)
     try:
         files = discover(paths)
-        jobs_list = [(path, _settings_for(resolver, path, max_file_size)) for path in files]
+        jobs_list = [(path, _settings_for(resolver, path, max_file_size, time_budget)) for path in files]
         known = baseline.read(baseline_file) if baseline_file else None
     except (InputError, baseline.BaselineError) as error:
         _fail(str(error))
@@ -157,7 +165,7 @@ def _resolver(
         _fail(str(error))
 
 
-def _settings_for(resolver: ConfigResolver, path: str, max_file_size: int) -> LintSettings:
+def _settings_for(resolver: ConfigResolver, path: str, max_file_size: int, time_budget: float | None = None) -> LintSettings:
     from ptxlint.config import ConfigError
     from ptxlint.lint import LintSettings
 
@@ -166,7 +174,11 @@ def _settings_for(resolver: ConfigResolver, path: str, max_file_size: int) -> Li
     except ConfigError as error:
         _fail(str(error))
     return LintSettings(
-        rules=config.rules_for(path), options=config.options, max_file_size=max_file_size, severity=config.severity
+        rules=config.rules_for(path),
+        options=config.options,
+        max_file_size=max_file_size,
+        severity=config.severity,
+        time_budget=time_budget,
     )
 
 
@@ -217,7 +229,8 @@ class _output:
         if self.path is None:
             return sys.stdout
         try:
-            self.handle = open(self.path, "w", encoding="utf-8")
+            # surrogateescape: a file name that is not UTF-8 is written back as the bytes it was.
+            self.handle = open(self.path, "w", encoding="utf-8", errors="surrogateescape")
         except OSError as error:
             _fail(f"{self.path}: cannot write: {error.strerror or error}")
         return self.handle

@@ -10,6 +10,7 @@ carry its own settings. `--config FILE` uses one file for everything, `--isolate
     extend-select = ["PTX103"]
     ignore = ["PTX105"]
     assume-1d-block = false                      # an analysis option (ptxlint.context.Options)
+    time-budget = 120                            # seconds of analysis per file (0: unlimited)
 
     [tool.ptxlint.per-file-ignores]
     "generated/*.ptx" = ["PTX4"]
@@ -237,9 +238,14 @@ def _options(data: Mapping[str, Any], where: str) -> dict[str, Any]:
     for key, option in _OPTION_FIELDS.items():
         if key in data:
             expected = type(option.default)
-            if type(data[key]) is not expected:
-                raise ConfigError(f"{where}: `{key}` must be a {expected.__name__}")
-            options[option.name] = data[key]
+            value = data[key]
+            if expected is float and type(value) is int:  # `time-budget = 60` means 60.0
+                value = float(value)
+            if type(value) is not expected:
+                raise ConfigError(f"{where}: `{key}` must be a {'number' if expected is float else expected.__name__}")
+            if expected is float and not value >= 0:
+                raise ConfigError(f"{where}: `{key}` must be zero or more")
+            options[option.name] = value
     return options
 
 

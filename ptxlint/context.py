@@ -4,12 +4,60 @@ results flow from analyses to the rules that ask for them)."""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterator, TypeVar
 
 from ptxlint.ir import Function, Module
 
 T = TypeVar("T")
+
+
+class BudgetExceeded(BaseException):
+    """The file's analysis time budget ran out. A BaseException, like KeyboardInterrupt, so that no
+    `except Exception` on the way (a rule guarding against its own bugs) can swallow it: the
+    driver catches it, skips what is left and reports the file as partially analysed."""
+
+
+class Deadline:
+    """A per-file analysis time budget, checked cooperatively: by the dataflow solver between
+    block visits and by the driver between rules. ``seconds`` None or 0 means unlimited."""
+
+    __slots__ = ("seconds", "_end")
+
+    def __init__(self, seconds: float | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.seconds = seconds if seconds else None
+        self._end = clock() + seconds if seconds else None
+
+    @property
+    def expired(self) -> bool:
+        return self._end is not None and time.monotonic() >= self._end
+
+    def check(self) -> None:
+        """Raise :class:`BudgetExceeded` once the budget is spent."""
+        if self._end is not None and time.monotonic() >= self._end:
+            raise BudgetExceeded(self.seconds)
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator[Deadline]:
+        """Make this the deadline :func:`current_deadline` returns while the block runs, so that
+        code reached through analyses that do not carry the context (the solver) can check it."""
+        token = _CURRENT.set(self)
+        try:
+            yield self
+        finally:
+            _CURRENT.reset(token)
+
+
+UNLIMITED = Deadline()
+_CURRENT: contextvars.ContextVar[Deadline] = contextvars.ContextVar("ptxlint_deadline", default=UNLIMITED)
+
+
+def current_deadline() -> Deadline:
+    """The deadline of the file being analysed (unlimited outside the driver)."""
+    return _CURRENT.get()
 
 
 @dataclass(frozen=True)
@@ -19,12 +67,16 @@ class Options:
     # Without `.reqntid`/`.maxntid`, assume the block is one-dimensional (y = z = 1). This is what
     # makes `%tid.x >> 5` a warp index; say false for kernels launched with 2-D or 3-D blocks.
     assume_1d_block: bool = True
+    # Seconds of analysis per file before the remaining rules are skipped and the file is reported
+    # as partially analysed (0: unlimited). `--time-budget` overrides it.
+    time_budget: float = 60.0
 
 
 @dataclass
 class ModuleContext:
     module: Module
     options: Options = field(default_factory=Options)
+    deadline: Deadline = UNLIMITED
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     def cached(self, key: Any, compute: Callable[[], T]) -> T:

@@ -10,7 +10,8 @@ checks do.
 States must be immutable values with a meaningful ``==`` (frozensets, tuples, frozen dataclasses).
 Termination is the lattice's business: finite height, monotone transfer. As a last line of defence
 against a non-monotone transfer the solver gives up after a number of visits proportional to the
-graph and reports that the result is incomplete.
+graph and reports that the result is incomplete. Between block visits it checks the file's time
+budget (:func:`ptxlint.context.current_deadline`), which raises to stop the whole analysis.
 """
 
 from __future__ import annotations
@@ -20,12 +21,15 @@ from dataclasses import dataclass
 from typing import Generic, Iterator, Protocol, TypeVar
 
 from ptxlint.cfg import ControlFlowGraph
+from ptxlint.context import current_deadline
 from ptxlint.ir import Instruction
 
 State = TypeVar("State")
 
 # Visits allowed per block before the solver concludes the analysis does not converge.
 _VISITS_PER_BLOCK = 64
+# Block visits between two looks at the clock (a visit is microseconds, the clock ~50 ns).
+_VISITS_PER_DEADLINE_CHECK = 16
 
 
 class ForwardAnalysis(Protocol[State]):
@@ -68,10 +72,13 @@ def solve_forward(cfg: ControlFlowGraph, analysis: ForwardAnalysis[State]) -> So
     pending = [(order[0], 0)]
     queued = {0}
     budget = _VISITS_PER_BLOCK * len(order) + 16
+    deadline = current_deadline()
     while pending:
         budget -= 1
         if budget < 0:
             return Solution(cfg, block_entry, block_exit, False)
+        if budget % _VISITS_PER_DEADLINE_CHECK == 0:
+            deadline.check()
         _, block = heapq.heappop(pending)
         queued.discard(block)
         state = block_entry[block]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
 from ptxlint import suppressions
-from ptxlint.context import ModuleContext, Options
+from ptxlint.context import BudgetExceeded, Deadline, ModuleContext, Options
 from ptxlint.diagnostics import Diagnostic, FileResult, Severity
 from ptxlint.lower import lower
 from ptxlint.rules import ALL_RULES
@@ -32,6 +32,11 @@ class LintSettings:
     options: Options = field(default_factory=Options)
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     severity: Mapping[str, Severity] = field(default_factory=dict)  # per-code overrides
+    time_budget: float | None = None  # seconds per file, 0 unlimited; None: options.time_budget
+
+    @property
+    def seconds(self) -> float:
+        return self.options.time_budget if self.time_budget is None else self.time_budget
 
     @property
     def codes(self) -> frozenset[str]:
@@ -45,6 +50,17 @@ class Analysis:
     diagnostics: list[Diagnostic]
     suppressed: int = 0
     crashes: tuple[str, ...] = ()  # rules that raised: a ptxlint bug, reported, never a traceback
+    unfinished: tuple[str, ...] = ()  # rules the time budget stopped or skipped
+    notice: str | None = None  # why the analysis is partial, for the user
+
+
+@dataclass(frozen=True, slots=True)
+class PartiallyAnalysedResult(FileResult):
+    """A file whose analysis the time budget cut short. Its findings are real but may be
+    incomplete; ``notice`` names the rules that did not run to the end. Renderers show it as a
+    warning; it does not change the exit code (a slow file is not a failed run)."""
+
+    notice: str = ""
 
 
 class InputError(Exception):
@@ -95,25 +111,49 @@ def lint_source(source: SourceFile, settings: LintSettings) -> list[Diagnostic]:
 
 def analyse(source: SourceFile, settings: LintSettings) -> Analysis:
     """Lower, run the rules, apply suppressions, then report the suppressions nothing used
-    (PTX002 needs every other rule's findings, so it runs last, here, not as an ordinary rule)."""
-    module = lower(source)
-    context = ModuleContext(module, settings.options)
+    (PTX002 needs every other rule's findings, so it runs last, here, not as an ordinary rule).
+
+    The time budget is cooperative: the deadline is checked between rules here and between block
+    visits by the dataflow solver. A rule that runs out of time, and every rule after it, is
+    skipped and named in the notice; the findings already made are kept."""
+    deadline = Deadline(settings.seconds)
     found: list[Diagnostic] = []
     crashes: list[str] = []
-    for rule in settings.rules:
-        try:
-            found.extend(rule.check(context))
-        except Exception as error:  # noqa: BLE001 - one broken rule must not hide the others' findings
-            crashes.append(f"internal error in {rule.code} ({type(error).__name__}: {error}); please report it")
+    unfinished: list[str] = []
+    stopped: str | None = None  # the rule running when the budget ran out
+    with deadline.active():
+        module = lower(source)
+        context = ModuleContext(module, settings.options, deadline)
+        for rule in settings.rules:
+            if unfinished or deadline.expired:
+                unfinished.append(rule.code)
+                continue
+            try:
+                found.extend(rule.check(context))
+            except BudgetExceeded:
+                unfinished.append(rule.code)
+                stopped = rule.code
+            except Exception as error:  # noqa: BLE001 - one broken rule must not hide the others' findings
+                crashes.append(f"internal error in {rule.code} ({type(error).__name__}: {error}); please report it")
     comments = suppressions.parse(source)
     outcome = suppressions.apply(found, comments)
     diagnostics = outcome.kept
-    if unused_suppression.RULE.code in settings.codes:
+    if unused_suppression.RULE.code in settings.codes and unfinished:
+        unfinished.append(unused_suppression.RULE.code)  # unknowable: a skipped rule may have used them
+    elif unused_suppression.RULE.code in settings.codes:
         unused = unused_suppression.report(comments, outcome.used, settings.codes)
         diagnostics.extend(suppressions.apply(unused, _file_wide(comments)).kept)
     diagnostics = _override_severity(diagnostics, settings.severity)
     diagnostics = attach_origins(module, diagnostics)
-    return Analysis(sorted(diagnostics, key=Diagnostic.sort_key), outcome.suppressed, tuple(crashes))
+    notice = None
+    if unfinished:
+        skipped = [code for code in unfinished if code != stopped]
+        notice = f"partially analysed: the {settings.seconds:g}s time budget (--time-budget) ran out"
+        notice += f"; stopped {stopped}" if stopped else ""
+        notice += f"; skipped {', '.join(skipped)}" if skipped else ""
+    return Analysis(
+        sorted(diagnostics, key=Diagnostic.sort_key), outcome.suppressed, tuple(crashes), tuple(unfinished), notice
+    )
 
 
 def _file_wide(comments: list[suppressions.Suppression]) -> list[suppressions.Suppression]:
@@ -139,7 +179,17 @@ def lint_path(path: str, settings: LintSettings) -> FileResult:
         return FileResult(display, error=reason)
     analysis = analyse(source, settings)
     error = "; ".join(analysis.crashes) or None
+    if analysis.notice is not None:
+        return PartiallyAnalysedResult(
+            source.path, tuple(analysis.diagnostics), source, error=error, suppressed=analysis.suppressed,
+            notice=analysis.notice,
+        )
     return FileResult(source.path, tuple(analysis.diagnostics), source, error=error, suppressed=analysis.suppressed)
+
+
+def notice_of(result: FileResult) -> str | None:
+    """The partial-analysis notice of a result, if it has one."""
+    return getattr(result, "notice", None) or None
 
 
 def lint_paths(

@@ -33,6 +33,12 @@ class Report:
         return sum(len(result.diagnostics) for result in self.results)
 
 
+def notice(result: FileResult) -> str | None:
+    """Why a file was only partly analysed (the time budget ran out), or None. Carried by
+    `ptxlint.lint.PartiallyAnalysedResult`; shown as a warning, it does not change the exit code."""
+    return getattr(result, "notice", None) or None
+
+
 def renderer(name: str) -> Any:
     """The module rendering format ``name`` (one of :data:`FORMATS`)."""
     if name not in FORMATS:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from ptxlint.render import Report
+from ptxlint.render import Report, notice
 from ptxlint.render.locations import origin_text, primary_location
 from ptxlint.render.text import printable
 
@@ -20,3 +20,5 @@ def render(report: Report, stream: TextIO) -> None:
             stream.write(line + "\n")
         if result.error is not None:
             stream.write(f"{printable(result.path)}: error: {printable(result.error)}\n")
+        if notice(result) is not None:
+            stream.write(f"{printable(result.path)}: warning: {printable(notice(result) or '')}\n")

@@ -10,71 +10,62 @@ with `:N` appended, N counting how often the same hash occurred on earlier lines
 
 from __future__ import annotations
 
+from array import array
+
 _WINDOW = 100
 _BASE = 37
 _MASK = (1 << 64) - 1
 _END_OF_FILE = 0xFFFF
-_SPACE, _TAB, _LF, _CR = 0x20, 0x09, 0x0A, 0x0D
+_LF = 0x0A
 _DROPPED_BASE = pow(_BASE, _WINDOW, 1 << 64)  # the weight of the character leaving the window
 
 
 def line_hashes(text: str) -> dict[int, str]:
-    """The hash of every 1-based line of ``text``."""
-    return _Hasher().run(_code_units(text))
+    """The hash of every 1-based line of ``text``.
 
-
-def _code_units(text: str) -> list[int]:
-    data = text.encode("utf-16-le", errors="surrogatepass")
-    return [data[i] | (data[i + 1] << 8) for i in range(0, len(data), 2)]
-
-
-class _Hasher:
-    def __init__(self) -> None:
-        self.window = [0] * _WINDOW
-        self.line_at = [-1] * _WINDOW  # the line starting at each window slot, or -1
-        self.index = 0
-        self.value = 0
-        self.line = 0
-        self.at_line_start = True
-        self.after_cr = False
-        self.seen: dict[str, int] = {}
-        self.hashes: dict[int, str] = {}
-
-    def run(self, units: list[int]) -> dict[int, str]:
-        for unit in units:
-            self.take(unit)
-        self.take(_END_OF_FILE)
-        for _ in range(_WINDOW):  # flush the lines whose window reaches past the end
-            if self.line_at[self.index] != -1:
-                self.emit()
-            self.roll(0)
-        return self.hashes
-
-    def take(self, unit: int) -> None:
-        if unit in (_SPACE, _TAB) or (self.after_cr and unit == _LF):
-            self.after_cr = False
-            return
-        self.after_cr = unit == _CR
-        if unit == _CR:
-            unit = _LF
-        if self.line_at[self.index] != -1:
-            self.emit()  # the slot's line has seen its whole window
-        if self.at_line_start:
-            self.at_line_start = False
-            self.line += 1
-            self.line_at[self.index] = self.line
-        if unit == _LF:
-            self.at_line_start = True
-        self.roll(unit)
-
-    def roll(self, unit: int) -> None:
-        leaving = self.window[self.index]
-        self.window[self.index] = unit
-        self.value = (_BASE * self.value + unit - _DROPPED_BASE * leaving) & _MASK
-        self.index = (self.index + 1) % _WINDOW
-
-    def emit(self) -> None:
-        digest = format(self.value, "x")
-        self.seen[digest] = self.seen.get(digest, 0) + 1
-        self.hashes[self.line_at[self.index]] = f"{digest}:{self.seen[digest]}"
-        self.line_at[self.index] = -1
+    Not by rolling a window character by character: the normalisation (dropping blanks, CR and
+    CRLF to LF) is done by string methods, then each line's window is hashed either directly
+    (long lines: 100 multiply-adds per line, whatever its length) or from prefix hashes (short
+    lines: the hash of the 100 units from p is ``H[p + 100] - H[p] * 37**100`` mod 2**64, where
+    ``H[i]`` hashes the first i units; one multiply-add per character). Either way the cost is
+    at most one multiply-add per character.
+    """
+    normalized = text.replace("\r\n", "\n").replace("\r", "\n").replace(" ", "").replace("\t", "")
+    units = array("H")
+    units.frombytes(normalized.encode("utf-16-le", errors="surrogatepass"))
+    count = len(units)
+    if count == len(normalized):  # no surrogate pairs: string indices are code unit indices
+        starts = [0]
+        position = normalized.find("\n")
+        while position != -1:
+            starts.append(position + 1)
+            position = normalized.find("\n", position + 1)
+    else:
+        starts = [0] + [index + 1 for index, unit in enumerate(units) if unit == _LF]
+    units.append(_END_OF_FILE)
+    units.extend([0] * _WINDOW)
+    base, mask = _BASE, _MASK
+    window: dict[int, int] = {}  # line start → hash of the 100 units from there
+    if count > _WINDOW * len(starts):  # long lines: hashing each window directly is cheaper
+        for start in starts:
+            value = 0
+            for unit in units[start : start + _WINDOW]:
+                value = (value * base + unit) & mask
+            window[start] = value
+    else:
+        prefix: dict[int, int] = {}
+        value = done = 0
+        for point in sorted({point for start in starts for point in (start, start + _WINDOW)}):
+            for unit in units[done:point]:
+                value = (value * base + unit) & mask
+            prefix[point] = value
+            done = point
+        for start in starts:
+            window[start] = (prefix[start + _WINDOW] - prefix[start] * _DROPPED_BASE) & mask
+    seen: dict[str, int] = {}
+    hashes: dict[int, str] = {}
+    for line, start in enumerate(starts, start=1):
+        digest = format(window[start], "x")
+        seen[digest] = seen.get(digest, 0) + 1
+        hashes[line] = f"{digest}:{seen[digest]}"
+    return hashes

@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ptxlint.diagnostics import Diagnostic, FileResult, Severity
-from ptxlint.render import Report
+from ptxlint.render import Report, notice
 from ptxlint.render.locations import origin_text, span_location
 from ptxlint.render.text import plural, printable
 from ptxlint.source import SourceFile, Span
@@ -34,6 +34,8 @@ SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", S
 _GUTTER = "bold blue"
 _LABEL = "bold blue"
 _TAB_WIDTH = 4
+_MAX_EXCERPT = 240  # characters of a source line shown around a finding; longer lines are cut
+_EXCERPT_CONTEXT = 60  # characters shown before the first annotation of a cut line
 
 
 def console_for(stream: TextIO, color: str) -> Console:
@@ -65,6 +67,8 @@ def render(report: Report, console: Console, show_summary: bool = True) -> None:
                 console.print(diagnostic_text(diagnostic, result.source, report.map_to_source))
         if result.error is not None:
             console.print(_file_error(result))
+        if notice(result) is not None:
+            console.print(_file_notice(result))
     if show_summary:
         console.print(summary(report))
 
@@ -73,6 +77,13 @@ def _file_error(result: FileResult) -> Text:
     text = Text()
     text.append("error", style="bold red")
     text.append(f": {printable(result.path)}: {printable(result.error or '')}", style="bold")
+    return text
+
+
+def _file_notice(result: FileResult) -> Text:
+    text = Text()
+    text.append("warning", style="bold yellow")
+    text.append(f": {printable(result.path)}: {printable(notice(result) or '')}", style="bold")
     return text
 
 
@@ -92,6 +103,9 @@ def summary(report: Report) -> Text:
     text.append(f" in {plural(len(results) - unreadable, 'file')} checked")
     if unreadable:
         text.append(f", {plural(unreadable, 'file')} not readable", style="bold red")
+    partial = sum(1 for result in results if notice(result) is not None)
+    if partial:
+        text.append(f", {plural(partial, 'file')} partially analysed", style="bold yellow")
     hidden = [
         f"{count} {what}"
         for count, what in (
@@ -159,9 +173,11 @@ def _frame(out: Text, source: SourceFile, annotations: list[_Annotation], width:
     for line in sorted({annotation.span.line for annotation in annotations}):
         if previous is not None and line > previous + 1:
             out.append(" " * (width + 1) + "...\n", style=_GUTTER)
-        _source_line(out, source, line, width)
-        for annotation in (annotation for annotation in annotations if annotation.span.line == line):
-            _underline(out, source, annotation, width)
+        on_line = [annotation for annotation in annotations if annotation.span.line == line]
+        window = _window(source, line, on_line)
+        _source_line(out, source, line, width, window)
+        for annotation in on_line:
+            _underline(out, source, annotation, width, window)
         previous = line
     _gutter(out, width)
     out.append("\n")
@@ -176,13 +192,43 @@ def _display(text: str) -> str:
     return printable(text.expandtabs(_TAB_WIDTH))
 
 
-def _source_line(out: Text, source: SourceFile, line: int, width: int) -> None:
+@dataclass(frozen=True)
+class _Window:
+    """The part of a long source line an excerpt shows: characters ``[start, end)``, with `…`
+    where text is cut off. A minified or generated line can be megabytes long."""
+
+    start: int
+    end: int
+    length: int
+
+    def shown(self, text: str) -> str:
+        return ("…" if self.start > 0 else "") + text[self.start : self.end] + ("…" if self.end < self.length else "")
+
+    def prefix(self, text: str, upto: int) -> str:
+        """What the excerpt shows before character ``upto`` (clipped to the window)."""
+        return ("…" if self.start > 0 else "") + text[self.start : max(self.start, min(upto, self.end))]
+
+
+def _window(source: SourceFile, line: int, annotations: list[_Annotation]) -> _Window | None:
+    if line > source.line_count or len(source.line_bytes(line)) <= _MAX_EXCERPT:
+        return None
+    text = source.line_text(line)
+    if len(text) <= _MAX_EXCERPT:
+        return None
+    first = min(source.character_column(line, annotation.span.column) - 1 for annotation in annotations)
+    start = max(0, first - _EXCERPT_CONTEXT)
+    return _Window(start, min(len(text), start + _MAX_EXCERPT), len(text))
+
+
+def _source_line(out: Text, source: SourceFile, line: int, width: int, window: _Window | None = None) -> None:
     text = source.line_text(line) if line <= source.line_count else ""
+    if window is not None:
+        text = window.shown(text)
     _gutter(out, width, line)
     out.append((" " + _display(text)).rstrip() + "\n")
 
 
-def _underline(out: Text, source: SourceFile, annotation: _Annotation, width: int) -> None:
+def _underline(out: Text, source: SourceFile, annotation: _Annotation, width: int, window: _Window | None = None) -> None:
     span = annotation.span
     text = source.line_text(span.line) if span.line <= source.line_count else ""
     start = source.character_column(span.line, span.column) - 1
@@ -191,8 +237,12 @@ def _underline(out: Text, source: SourceFile, annotation: _Annotation, width: in
     end = source.character_column(end_line, end_byte_column) - 1 if end_line == span.line else len(text)
     # Measure what the terminal shows, not characters: tabs expand by position and some
     # characters (CJK, emoji) take two cells.
-    indent = cell_len(_display(text[:start]))
-    length = max(1, cell_len(_display(text[:end])) - indent)
+    if window is not None:
+        indent = cell_len(_display(window.prefix(text, start)))
+        length = max(1, cell_len(_display(window.prefix(text, end))) - indent)
+    else:
+        indent = cell_len(_display(text[:start]))
+        length = max(1, cell_len(_display(text[:end])) - indent)
     _gutter(out, width)
     out.append(" " + " " * indent)
     out.append(annotation.marker * length, style=annotation.style)

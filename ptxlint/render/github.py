@@ -8,16 +8,23 @@ LF everywhere, and `:` and `,` in properties too.
 
 from __future__ import annotations
 
+import re
 from typing import TextIO
 
 from ptxlint.diagnostics import Severity
-from ptxlint.render import Report
+from ptxlint.render import Report, notice
 from ptxlint.render.locations import origin_text, primary_location
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 
 
+# Controls other than tab, CR and LF: the runner would copy them into its log, where a terminal
+# escape from a file name or PTX text could rewrite what a reader sees. Shown as `\x1b` instead.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
 def escape_data(text: str) -> str:
+    text = _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
@@ -43,3 +50,5 @@ def render(report: Report, stream: TextIO) -> None:
             stream.write(f"::{_COMMAND[diagnostic.severity]} {fields}::{escape_data(message)}\n")
         if result.error is not None:
             stream.write(f"::error file={escape_property(result.path)},title=ptxlint::{escape_data(result.error)}\n")
+        if notice(result) is not None:
+            stream.write(f"::warning file={escape_property(result.path)},title=ptxlint::{escape_data(notice(result) or '')}\n")

@@ -12,7 +12,7 @@ from typing import Any, TextIO
 
 from ptxlint import __version__
 from ptxlint.diagnostics import Diagnostic, FileResult, Label, Severity
-from ptxlint.render import Report
+from ptxlint.render import Report, notice
 from ptxlint.render.locations import span_location
 from ptxlint.source import SourceFile, Span
 
@@ -20,8 +20,15 @@ SCHEMA_VERSION = 1
 
 
 def render(report: Report, stream: TextIO) -> None:
-    json.dump(document(report), stream, indent=2, ensure_ascii=False)
-    stream.write("\n")
+    stream.write(valid_unicode(json.dumps(document(report), indent=2, ensure_ascii=False)) + "\n")
+
+
+def valid_unicode(text: str) -> str:
+    """``text`` without lone surrogates: a file name that is not UTF-8 arrives from the command
+    line with surrogate escapes, which no UTF-8 stream can write and no JSON reader accepts."""
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def document(report: Report) -> dict[str, Any]:
@@ -40,13 +47,16 @@ def document(report: Report) -> dict[str, Any]:
 
 
 def _file(result: FileResult) -> dict[str, Any]:
-    return {
+    entry = {
         "path": result.path,
         "error": result.error,
         "diagnostics": len(result.diagnostics),
         "suppressed": result.suppressed,
         "baselined": result.baselined,
     }
+    if notice(result) is not None:  # only when the time budget cut the analysis short
+        entry["partial"] = notice(result)
+    return entry
 
 
 def _diagnostic(diagnostic: Diagnostic, source: SourceFile) -> dict[str, Any]:

@@ -23,8 +23,9 @@ from typing import Any, TextIO
 
 from ptxlint import __version__
 from ptxlint.diagnostics import Diagnostic, FileResult, Label, Severity, SourceFrame
-from ptxlint.render import Report
+from ptxlint.render import Report, notice
 from ptxlint.render.fingerprint import line_hashes
+from ptxlint.render.json import valid_unicode
 from ptxlint.render.locations import Location, frame_location, span_location
 from ptxlint.rules.base import Rule
 
@@ -35,8 +36,7 @@ _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "
 
 
 def render(report: Report, stream: TextIO, source_root: str | None = None) -> None:
-    json.dump(log(report, source_root), stream, indent=2, ensure_ascii=False)
-    stream.write("\n")
+    stream.write(valid_unicode(json.dumps(log(report, source_root), indent=2, ensure_ascii=False)) + "\n")
 
 
 def log(report: Report, source_root: str | None = None) -> dict[str, Any]:
@@ -97,6 +97,16 @@ class _RunBuilder:
                     "locations": [{"physicalLocation": {"artifactLocation": self.artifact(result.path)}}],
                 }
                 for result in failures
+            ]
+            + [
+                # A partial analysis is not a failed execution: its findings are real.
+                {
+                    "level": "warning",
+                    "message": {"text": f"{result.path}: {notice(result)}"},
+                    "locations": [{"physicalLocation": {"artifactLocation": self.artifact(result.path)}}],
+                }
+                for result in self.report.results
+                if notice(result) is not None
             ],
         }
 
@@ -169,13 +179,14 @@ class _RunBuilder:
 
     def artifact(self, path: str) -> dict[str, Any]:
         if path.startswith("<"):  # <stdin>
-            return {"uri": urllib.parse.quote(path)}
+            return {"uri": urllib.parse.quote(os.fsencode(path))}
         absolute = Path(path).resolve() if not os.path.isabs(path) else Path(os.path.normpath(path))
         try:
             relative = absolute.relative_to(self.root).as_posix()
         except ValueError:
             return {"uri": absolute.as_uri()}
-        return {"uri": urllib.parse.quote(relative), "uriBaseId": SOURCE_ROOT}
+        # fsencode: a file name that is not UTF-8 reaches us with surrogate escapes; quote its bytes.
+        return {"uri": urllib.parse.quote(os.fsencode(relative)), "uriBaseId": SOURCE_ROOT}
 
 
 def _read_text_file(path: str) -> bytes | None:
