@@ -309,8 +309,13 @@ class BranchTargets:
 
 @dataclass(frozen=True, slots=True)
 class Scope:
+    """A `{ }` block. Scopes are numbered in textual (pre-)order, so the scopes nested inside
+    scope ``i`` are exactly ``i + 1 … last_descendant``: whether one scope encloses another is
+    two comparisons, however deep the nesting."""
+
     parent: int | None
     span: Span
+    last_descendant: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,7 +335,10 @@ class Function:
     has_body: bool
     span: Span
     name_span: Span
-    _labels_by_scope: dict[tuple[str, int], int] = field(default_factory=dict, repr=False, compare=False)
+    # Label positions and `.branchtargets` lists by name, for lookups that stay cheap in
+    # functions with a hundred thousand labels.
+    _labels_by_name: dict[str, tuple[int, ...]] = field(default_factory=dict, repr=False, compare=False)
+    _branch_targets_by_name: dict[str, tuple[int, ...]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def is_kernel(self) -> bool:
@@ -342,28 +350,29 @@ class Function:
                 return directive
         return None
 
+    def encloses(self, outer: int, inner: int) -> bool:
+        """Whether scope ``outer`` is ``inner`` or one of the scopes around it."""
+        return outer <= inner <= self.scopes[outer].last_descendant
+
     def resolve_branch_targets(self, name: str, scope: int) -> BranchTargets | None:
         """The `.branchtargets` list called ``name`` as seen from ``scope``."""
-        visible = set()
-        current: int | None = scope
-        while current is not None:
-            visible.add(current)
-            current = self.scopes[current].parent
-        for targets in self.branch_targets:
-            if targets.name == name and targets.scope in visible:
-                return targets
-        return None
+        position = self._innermost_visible(self._branch_targets_by_name.get(name, ()), self.branch_targets, scope)
+        return None if position is None else self.branch_targets[position]
 
     def resolve_label(self, name: str, scope: int) -> Label | None:
         """The label ``name`` as seen from ``scope``: labels in enclosing scopes are visible,
         the innermost definition wins (nvcc repeats `DONE:` in sibling inline-asm blocks)."""
-        current: int | None = scope
-        while current is not None:
-            position = self._labels_by_scope.get((name, current))
-            if position is not None:
-                return self.labels[position]
-            current = self.scopes[current].parent
-        return None
+        position = self._innermost_visible(self._labels_by_name.get(name, ()), self.labels, scope)
+        return None if position is None else self.labels[position]
+
+    def _innermost_visible(self, positions: tuple[int, ...], items: tuple, scope: int) -> int | None:
+        # Of the enclosing scopes, the innermost has the highest pre-order number.
+        best = None
+        for position in positions:
+            defined_in = items[position].scope
+            if self.encloses(defined_in, scope) and (best is None or defined_in > items[best].scope):
+                best = position
+        return best
 
 
 # ----------------------------------------------------------------------------- module

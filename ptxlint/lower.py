@@ -171,8 +171,9 @@ class _Lowering:
                 number = item.child_by_field_name("version")
                 if number is not None:
                     major, _, minor = self.text(number).partition(".")
-                    version = (int(major), int(minor))
-                    version_span = self.node_span(item)
+                    if major.isdigit() and minor.isdigit() and len(major) + len(minor) < 16:  # not MISSING
+                        version = (int(major), int(minor))
+                        version_span = self.node_span(item)
             elif kind == kinds.target_directive:
                 for target in item.children_by_field_name("target"):
                     targets.append(ir.Target(self.text(target), self.node_span(target)))
@@ -340,8 +341,10 @@ class _Lowering:
         directives = []
         for directive in node.children_by_field_name("directive"):
             name = directive.child_by_field_name("name")
-            values = tuple(
-                _integer_value(self.text(value)) for value in directive.children_by_field_name("value")
+            values = tuple(  # a MISSING value (already a PTX001 finding) is no value, not 0
+                _integer_value(self.text(value))
+                for value in directive.children_by_field_name("value")
+                if not value.is_missing
             )
             directives.append(
                 ir.FunctionDirective(self.text(name) if name is not None else "", values, self.node_span(directive))
@@ -353,7 +356,12 @@ class _Lowering:
         builder = _BodyBuilder()
         if body is not None:
             self.block(body, builder, parent=None)
-        labels_by_scope = {(label.name, label.scope): index for index, label in enumerate(builder.labels)}
+        labels_by_name: dict[str, list[int]] = {}
+        for position, label in enumerate(builder.labels):
+            labels_by_name.setdefault(label.name, []).append(position)
+        targets_by_name: dict[str, list[int]] = {}
+        for position, targets in enumerate(builder.branch_targets):
+            targets_by_name.setdefault(targets.name, []).append(position)
         name_span = self.node_span(name_node) if name_node is not None else self.node_span(node)
         return ir.Function(
             kind="entry" if kind_node is not None and self.text(kind_node) == ".entry" else "func",
@@ -366,12 +374,13 @@ class _Lowering:
             variables=tuple(builder.variables),
             instructions=tuple(builder.instructions),
             labels=tuple(builder.labels),
-            scopes=tuple(builder.scopes),
+            scopes=builder.finished_scopes(),
             branch_targets=tuple(builder.branch_targets),
             has_body=body is not None,
             span=self.node_span(node),
             name_span=name_span,
-            _labels_by_scope=labels_by_scope,
+            _labels_by_name={name: tuple(positions) for name, positions in labels_by_name.items()},
+            _branch_targets_by_name={name: tuple(positions) for name, positions in targets_by_name.items()},
         )
 
     def block(self, node: Node, builder: _BodyBuilder, parent: int | None) -> None:
@@ -515,7 +524,10 @@ class _Lowering:
             return True
         prefix = base.rstrip("0123456789")
         count = self.register_ranges.get(prefix)
-        return count is not None and prefix != base and int(base[len(prefix) :]) < count
+        if count is None or prefix == base:
+            return False
+        digits = base[len(prefix) :]
+        return len(digits) <= len(str(count)) and int(digits) < count
 
     def operand(self, node: Node) -> ir.Operand:
         kinds = self.kinds
@@ -676,13 +688,23 @@ class _BodyBuilder:
         self.labels: list[ir.Label] = []
         self.registers: list[ir.RegisterDeclaration] = []
         self.variables: list[ir.VariableDeclaration] = []
-        self.scopes: list[ir.Scope] = []
+        self.scopes: list[tuple[int | None, Span]] = []  # (parent, span) until finished
         self.branch_targets: list[ir.BranchTargets] = []
         self.location: ir.SourceLocation | None = None
 
     def open_scope(self, parent: int | None, span: Span) -> int:
-        self.scopes.append(ir.Scope(parent, span))
+        self.scopes.append((parent, span))
         return len(self.scopes) - 1
+
+    def finished_scopes(self) -> tuple[ir.Scope, ...]:
+        """The scopes with their pre-order extent: a child always has a higher number than its
+        parent, so one backwards sweep carries each scope's last descendant up to its parent."""
+        last = list(range(len(self.scopes)))
+        for index in range(len(self.scopes) - 1, 0, -1):
+            parent = self.scopes[index][0]
+            if parent is not None and last[index] > last[parent]:
+                last[parent] = last[index]
+        return tuple(ir.Scope(parent, span, last[index]) for index, (parent, span) in enumerate(self.scopes))
 
 
 # ---------------------------------------------------------------------- token values
@@ -690,25 +712,39 @@ class _BodyBuilder:
 _MASK64 = (1 << 64) - 1
 
 
+_TOO_LONG = 1 << 128  # the value of a literal too long to decode: out of range for every type
+_MAX_DIGITS = 256  # far past 64 bits in any base; Python refuses to convert > 4300 decimal digits
+
+
 def _integer_value(text: str) -> int:
-    """Decode a PTX integer literal: hex, binary, octal (leading 0), decimal; optional `U`."""
+    """Decode a PTX integer literal: hex, binary, octal (leading 0), decimal; optional `U`.
+    Never raises: a MISSING token (empty text, already a PTX001 finding) decodes to 0."""
     digits = text[:-1] if text[-1:] in ("U", "u") else text
-    if digits[:2] in ("0x", "0X"):
-        return int(digits[2:], 16)
-    if digits[:2] in ("0b", "0B"):
-        return int(digits[2:], 2)
-    if len(digits) > 1 and digits[0] == "0":
-        return int(digits[1:], 8)
-    return int(digits)
+    if digits[:2] in ("0x", "0X", "0b", "0B"):
+        digits, base = digits[2:], 16 if digits[1] in "xX" else 2
+    elif len(digits) > 1 and digits[0] == "0":
+        digits, base = digits[1:], 8
+    else:
+        base = 10
+    if len(digits) > _MAX_DIGITS:
+        return _TOO_LONG
+    try:
+        return int(digits, base)
+    except ValueError:
+        return 0
 
 
 def _float_value(text: str) -> float:
-    """Decode `0fXXXXXXXX` (f32 bits), `0dXXXXXXXXXXXXXXXX` (f64 bits) or a decimal literal."""
-    if text[:2] in ("0f", "0F"):
-        return struct.unpack(">f", bytes.fromhex(text[2:]))[0]
-    if text[:2] in ("0d", "0D"):
-        return struct.unpack(">d", bytes.fromhex(text[2:]))[0]
-    return float(text)
+    """Decode `0fXXXXXXXX` (f32 bits), `0dXXXXXXXXXXXXXXXX` (f64 bits) or a decimal literal.
+    Never raises: what cannot be decoded (a MISSING token) is NaN."""
+    try:
+        if text[:2] in ("0f", "0F"):
+            return struct.unpack(">f", bytes.fromhex(text[2:]))[0]
+        if text[:2] in ("0d", "0D"):
+            return struct.unpack(">d", bytes.fromhex(text[2:]))[0]
+        return float(text)
+    except (ValueError, struct.error):
+        return float("nan")
 
 
 def _string_value(text: str) -> str:
@@ -729,6 +765,15 @@ _UNARY: dict[str, Callable[[Any], Any]] = {
 
 
 def _fold(operator: str, values: list[int | float]) -> int | float | None:
+    """The value of a constant expression, or None when it has none (division by zero, a float
+    too large for an integer operand, a shift out of range)."""
+    try:
+        return _fold_values(operator, values)
+    except (ArithmeticError, ValueError):
+        return None
+
+
+def _fold_values(operator: str, values: list[int | float]) -> int | float | None:
     if operator == "()":
         return values[0]
     if operator == "?:":

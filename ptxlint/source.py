@@ -41,6 +41,9 @@ class SourceFile:
     path: str
     data: bytes
     line_starts: tuple[int, ...] = field(repr=False)
+    # Lines known to be pure ASCII, where byte, character and UTF-16 columns coincide; filled on
+    # demand so that column conversions on a 100 MB line do not decode it once per finding.
+    _ascii_lines: dict[int, bool] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_bytes(cls, path: str, data: bytes) -> SourceFile:
@@ -49,7 +52,7 @@ class SourceFile:
         while position != -1:
             starts.append(position + 1)
             position = data.find(b"\n", position + 1)
-        return cls(path, data, tuple(starts))
+        return cls(path, data, tuple(starts), {})
 
     @property
     def line_count(self) -> int:
@@ -78,12 +81,22 @@ class SourceFile:
         """The 1-based (line, byte column) just past the end of ``span``."""
         return self.position(span.end)
 
+    def is_ascii_line(self, line: int) -> bool:
+        known = self._ascii_lines.get(line)
+        if known is None:
+            known = self._ascii_lines[line] = self.line_bytes(line).isascii()
+        return known
+
     def character_column(self, line: int, byte_column: int) -> int:
         """Convert a 1-based byte column to a 1-based column in Unicode characters."""
+        if self.is_ascii_line(line):
+            return byte_column
         prefix = self.line_bytes(line)[: byte_column - 1]
         return len(prefix.decode("utf-8", errors="replace")) + 1
 
     def utf16_column(self, line: int, byte_column: int) -> int:
         """Convert a 1-based byte column to a 1-based column in UTF-16 code units (SARIF)."""
+        if self.is_ascii_line(line):
+            return byte_column
         prefix = self.line_bytes(line)[: byte_column - 1].decode("utf-8", errors="replace")
         return len(prefix.encode("utf-16-le")) // 2 + 1
