@@ -92,6 +92,8 @@ def cause_phrase(divergence: Divergence) -> str:
     """"its guard `%p1` varies within a warp" / "the branch on `%p2` … varies within a warp"."""
     if divergence.kind == "guard":
         return f"its guard `{divergence.subject}` {variation(divergence.level)}"
+    if divergence.kind == "paths":
+        return f"the branches on the way (such as the one on `{divergence.subject}`) let only some warps reach it"
     return f"it is inside a branch on `{divergence.subject}`, which {variation(divergence.level)}"
 
 
@@ -101,6 +103,9 @@ def cause_labels(divergence: Divergence) -> list[Label]:
         labels = [Label(divergence.span, f"guard `{divergence.subject}` {variation(divergence.level)}")]
     elif divergence.kind == "branch":
         labels = [Label(divergence.span, f"this branch on `{divergence.subject}` {variation(divergence.level)}")]
+    elif divergence.kind == "paths":
+        reach = f" ({divergence.origin.message})" if divergence.origin is not None else ""
+        return [Label(divergence.span, f"the paths through this branch and those before it bring whole warps{reach}")]
     else:
         labels = [Label(divergence.span, f"threads may exit here ({variation(divergence.level)})")]
     if divergence.origin is not None and divergence.origin.span != divergence.span:

@@ -97,7 +97,15 @@ class Multiple:
     bits: int
 
 
-Form = TidBits | Constant | Multiple
+@dataclass(frozen=True, slots=True)
+class TidSet:
+    """A predicate that is true exactly in the threads whose `%tid.x` is in ``mask`` (bit t for
+    `%tid.x` = t): `setp.ne.s32 %p2, %r1, 0` with `%r1 = %tid.x`."""
+
+    mask: int
+
+
+Form = TidBits | Constant | Multiple | TidSet
 TID_X = TidBits(0, None, 0)
 _MAX_BLOCK_X = 1024  # the hardware limit on %ntid.x
 
@@ -231,6 +239,42 @@ def mask(bits: TidBits, value: int) -> tuple[TidBits | None, int | None]:
     reaches_top = bits.high is None and last >= bits.position + _WORD_BITS - 1
     high = None if reaches_top else bits.low + last - bits.position
     return TidBits(low, high, first), low
+
+
+_COMPARE = {
+    "eq": lambda a, b: a == b,
+    "ne": lambda a, b: a != b,
+    "lt": lambda a, b: a < b,
+    "le": lambda a, b: a <= b,
+    "gt": lambda a, b: a > b,
+    "ge": lambda a, b: a >= b,
+}
+_TID_SETS: dict[tuple, int | None] = {}
+
+
+def tid_set(bits: TidBits, comparison: str, constant: int, bound: int) -> int | None:
+    """The `%tid.x` mask of the threads (below ``bound``) in which ``field comparison constant``
+    holds, or None when the field's values are not exactly known (an unknown addend, or values
+    that might wrap around in a 32-bit register)."""
+    if bits.unknown is not None or bits.offset < 0 or comparison not in _COMPARE:
+        return None
+    key = (bits, comparison, constant, bound)
+    if key in _TID_SETS:
+        return _TID_SETS[key]
+    width = (1 << min(bits.width, _WORD_BITS)) - 1
+    test = _COMPARE[comparison]
+    mask = 0
+    result: int | None = None
+    for thread in range(bound):
+        value = (((thread >> bits.low) & width) << bits.position) + bits.offset
+        if value >= 1 << 31:
+            break
+        if test(value, constant):
+            mask |= 1 << thread
+    else:
+        result = mask
+    _TID_SETS[key] = result
+    return result
 
 
 def power_of_two(value: int | float) -> int | None:

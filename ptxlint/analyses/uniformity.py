@@ -16,6 +16,11 @@ Model (after LLVM's UniformityAnalysis, on PTX registers instead of SSA values):
   at its post-dominator. An instruction runs at the level of the worst enclosing branch and its
   own guard. Values it writes take that level (sync dependence; a loop with a divergent exit
   covers its whole body, so values carried out of it are divergent — temporal divergence).
+- **Paths.** The state also carries which threads reach each point
+  (``ptxlint/analyses/reaching_threads.py``): branches on exact `%tid.x` sets narrow it, so a
+  block that the paths through lane-splitting branches reach with whole warps (nvcc's jump-threaded
+  `if (tid == 0) … if (warp == 0) alloc`) runs at warp level, and a register written under such
+  control is lowered back along an edge taken by whole warps.
 - **Exits.** A branch that sends part of the threads to an `exit` (or a kernel `ret`), or a
   guarded exit, leaves an exit mark on the paths the other threads take: collectives after it
   run without the exited threads. Branches into `trap` are ignored: a trap ends the whole grid.
@@ -47,13 +52,16 @@ from ptxlint.analyses.lanes import (
     Level,
     Multiple,
     TidBits,
+    TidSet,
     alignment_of,
     mask,
     power_of_two,
     shift_left,
     shift_right,
+    tid_set,
 )
 from ptxlint.analyses.launch import block_shape
+from ptxlint.analyses.reaching_threads import ThreadSpace, Threads
 from ptxlint.callgraph import CallGraph, callee_name
 from ptxlint.context import ModuleContext, Options
 from ptxlint.dataflow import instruction_states, solve_forward
@@ -142,12 +150,15 @@ class Divergence:
 class State:
     """``values``: registers written more than once, by key (never mutated once in a state).
     ``control``: (branch block, divergence) for every divergent branch whose influence region
-    we are in. ``exits``: exits some threads may have taken before. ``epoch``: see module doc."""
+    we are in. ``exits``: exits some threads may have taken before. ``epoch``: see module doc.
+    ``threads``: which threads reach this point (``ptxlint/analyses/reaching_threads.py``), None
+    when unknown."""
 
     values: dict
     control: tuple[tuple[int, Divergence], ...] = ()
     exits: tuple[Divergence, ...] = ()
     epoch: int = 0
+    threads: Threads | None = None
 
 
 _EMPTY_STATE = State({})
@@ -236,7 +247,7 @@ class _RegisterNames:
             else:
                 self._exact.setdefault(declaration.scope, set()).add(declaration.name)
         self._scopes = function.scopes
-        self._cache: dict[tuple[str, int], str] = {}
+        self._cache: dict[int, dict[str, str]] = {}  # scope → name → key
         self.register_parameters = {
             parameter.name: position
             for position, parameter in enumerate(function.parameters)
@@ -251,12 +262,16 @@ class _RegisterNames:
         self.written_more_than_once = frozenset(key for key, count in counts.items() if count > 1)
 
     def key(self, name: str, scope: int) -> str:
-        cached = self._cache.get((name, scope))
-        if cached is not None:
-            return cached
+        names = self._cache.get(scope)
+        if names is None:
+            names = self._cache[scope] = {}
+        else:
+            cached = names.get(name)
+            if cached is not None:
+                return cached
         declared = self._declaring_scope(name, scope)
         key = name if not declared else f"{name}@{declared}"
-        self._cache[(name, scope)] = key
+        names[name] = key
         return key
 
     def _declaring_scope(self, name: str, scope: int) -> int:
@@ -283,6 +298,8 @@ _PER_LANE_BASES = frozenset(
 _WARP_RESULT_BASES = frozenset({"vote", "redux"})
 _INTEGER_TYPE_PREFIXES = ("u", "s", "b")
 _COMPARISONS = {"lt": "lt", "lo": "lt", "le": "le", "ls": "le", "gt": "gt", "hi": "gt", "ge": "ge", "hs": "ge"}
+_EQUALITIES = {"eq": "eq", "ne": "ne", **_COMPARISONS}
+_PREDICATE_LOGIC = frozenset({"mov", "not", "and", "or", "xor"})
 _LANE_ARITHMETIC = frozenset({"mov", "cvt", "shr", "shl", "and", "div", "rem", "mul", "mad", "bfe", "add", "sub", "or", "xor"})
 _ZERO = Value(Level.CTA, Constant(0))
 _MIRRORED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
@@ -296,18 +313,125 @@ class _Summaries:
     parameters: dict[str, tuple[Value, ...] | None]
     returns: dict[str, Value]
     called: dict[str, tuple[CalledCollective, ...]]
+    exiting: frozenset[str] = frozenset()  # functions that may end the calling thread (`exit`)
 
 
 class _BranchInfo:
-    __slots__ = ("block", "index", "instruction", "post_dominator", "live", "exits_elsewhere")
+    __slots__ = ("block", "index", "instruction", "post_dominator", "live", "exits_elsewhere", "taken", "traps")
 
-    def __init__(self, block, index, instruction, post_dominator, live, exits_elsewhere) -> None:
+    def __init__(self, block, index, instruction, post_dominator, live, exits_elsewhere, taken, traps) -> None:
         self.block = block
         self.index = index
         self.instruction = instruction
         self.post_dominator = post_dominator
         self.live = live  # successors that do not lead straight to an exit or trap
         self.exits_elsewhere = exits_elsewhere  # some successor leads straight to an exit
+        self.taken = taken  # the block a `bra` jumps to (the other successor is the fall-through)
+        self.traps = traps  # some successor leads straight to a trap
+
+
+class _Static:
+    """What the analysis of one function needs that does not change between the rounds of the
+    interprocedural iteration: registers, branches and their post-dominators."""
+
+    __slots__ = ("names", "branches", "ending_at", "plans")
+
+    def __init__(self, function: ir.Function, graph: cfg_module.ControlFlowGraph, collectives: dict[int, Collective]) -> None:
+        self.names = names = _RegisterNames(function)
+        # Per instruction: how its result is computed and the keys of the registers it writes
+        # (with whether each is flow-sensitive), so the transfer does no name lookups.
+        self.plans = [_plan(instruction, names) for instruction in function.instructions]
+        self.branches = _find_branches(function, graph, collectives)
+        self.ending_at: dict[int, set[int]] = {}
+        for info in self.branches.values():
+            if info.post_dominator is not None:
+                self.ending_at.setdefault(info.post_dominator, set()).add(info.block)
+
+
+# How an instruction's result is computed (see UniformityAnalysis._value).
+_VARYING, _WARP_RESULT, _LOAD, _BARRIER, _SETP, _PREDICATE, _ARITHMETIC, _SOURCES = range(8)
+_ELECT, _SHUFFLE, _CALL, _EXIT, _STORE_PARAMETER, _NOTHING_WRITTEN = range(8, 14)
+_KINDS: dict[str, int] = {}
+
+
+def _kind(opcode: ir.Opcode) -> int:
+    known = _KINDS.get(opcode.text)
+    if known is not None:
+        return known
+    base = opcode.base
+    if base in ("exit", "ret"):
+        kind = _EXIT
+    elif base == "st" and opcode.has("param"):
+        kind = _STORE_PARAMETER
+    elif base == "elect":
+        kind = _ELECT
+    elif base == "shfl":
+        kind = _SHUFFLE
+    elif base == "call":
+        kind = _CALL
+    elif base in _PER_LANE_BASES or base == "tcgen05" or base == "mbarrier" or (base == "match" and opcode.has("any")):
+        kind = _VARYING
+    elif base in _WARP_RESULT_BASES or base == "match":
+        kind = _WARP_RESULT
+    elif base in ("ld", "ldu"):
+        kind = _LOAD
+    elif base == "bar" or base == "barrier":
+        kind = _BARRIER
+    elif base == "setp":
+        kind = _SETP
+    elif base in _PREDICATE_LOGIC and opcode.has("pred"):
+        kind = _PREDICATE
+    elif base in _LANE_ARITHMETIC:
+        kind = _ARITHMETIC
+    else:
+        kind = _SOURCES
+    _KINDS[opcode.text] = kind
+    return kind
+
+
+def _plan(instruction: ir.Instruction, names: _RegisterNames) -> tuple[int, tuple[tuple[str, bool], ...]]:
+    kind = _kind(instruction.opcode)
+    if not instruction.destination_count or kind in (_ELECT, _SHUFFLE, _CALL, _EXIT):
+        return kind, ()
+    sensitive = names.written_more_than_once
+    keys = []
+    for operand in instruction.destinations:
+        for register in ir.registers_in(operand):
+            key = names.key(register.name, instruction.scope)
+            keys.append((key, key in sensitive or key.startswith("param:")))
+    return kind, tuple(keys)
+
+
+def _find_branches(function: ir.Function, graph: cfg_module.ControlFlowGraph, collectives: dict[int, Collective]) -> dict[int, _BranchInfo]:
+    """Blocks ending in a branch with more than one way out, with their post-dominator and which
+    successors lead straight to an exit (`@p bra EXIT; … EXIT: ret;`) or a trap."""
+    dead_ends = _dead_ends(graph, function, collectives)
+    post_dominators = graph.immediate_post_dominators
+    branches = {}
+    for block in graph.blocks:
+        if block.end == block.start:
+            continue
+        last = function.instructions[block.end - 1]
+        if last.opcode.base not in ("bra", "brx"):
+            continue
+        successors = [successor for successor in block.successors if successor != graph.exit]
+        if len(successors) < 2:
+            continue
+        live = frozenset(successor for successor in successors if successor not in dead_ends)
+        exits_elsewhere = any(dead_ends.get(successor) == "exit" for successor in successors)
+        traps = any(dead_ends.get(successor) == "trap" for successor in successors)
+        post_dominator = post_dominators.get(block.index)
+        branches[block.index] = _BranchInfo(
+            block.index,
+            block.end - 1,
+            last,
+            None if post_dominator == block.index else post_dominator,
+            live,
+            exits_elsewhere,
+            block.successors[0],
+            traps,
+        )
+    return branches
 
 
 class UniformityAnalysis:
@@ -320,13 +444,22 @@ class UniformityAnalysis:
         lanes: LaneModel,
         summaries: _Summaries,
         collectives: dict[int, Collective],
+        static: _Static | None = None,
     ) -> None:
         self.function = function
         self.cfg = graph
         self.lanes = lanes
         self.summaries = summaries
         self.collectives = collectives
-        self.names = _RegisterNames(function)
+        if static is None:
+            static = _Static(function, graph, collectives)
+        self.names = static.names
+        self._plans = static.plans
+        self._last_control: tuple = ()
+        self._last_threads: Threads | None = None
+        self._last_worst: Divergence | None = None
+        self._divergences: dict[tuple, tuple] = {}
+        self._specials: dict[int, tuple[ir.SpecialRegister, Value]] = {}
         self.parameters = summaries.parameters.get(function.name)
         self.parameter_positions = {parameter.name: position for position, parameter in enumerate(function.parameters)}
         self.single: dict[str, Value] = {}
@@ -341,11 +474,16 @@ class UniformityAnalysis:
         self.argument_data: dict[str, Value] = {}  # `.param` name → the data value last stored
         self.returned = UNIFORM
         self._origins: dict[tuple[int, str], Origin] = {}
-        self._branches = self._find_branches()
-        self._ending_at: dict[int, set[int]] = {}
-        for info in self._branches.values():
-            if info.post_dominator is not None:
-                self._ending_at.setdefault(info.post_dominator, set()).add(info.block)
+        self._branches = static.branches
+        self._ending_at = static.ending_at
+        # Path facts: which threads reach each block (only when `%tid.x / 32` is the warp rank).
+        bound = lanes.x_bound
+        self.space = ThreadSpace(bound) if lanes.warp_bits_ok and bound is not None and bound <= 1024 else None
+        self._entry = State({}, threads=self.space.everyone) if self.space is not None else _EMPTY_STATE
+        # Per block: registers written more than once whose last write in the block was raised to
+        # the level of the control it ran under, with the value before the raise (see refine).
+        self._raised: dict[int, dict[str, Value]] = {}
+        self._paths: dict[tuple, Divergence] = {}
 
     # --- lattice
 
@@ -353,7 +491,7 @@ class UniformityAnalysis:
         return _EMPTY_STATE
 
     def entry(self) -> State:
-        return _EMPTY_STATE
+        return self._entry
 
     def join(self, first: State, second: State) -> State:
         if first is second:
@@ -369,49 +507,142 @@ class UniformityAnalysis:
                 values[key] = join(values[key], UNIFORM)
         control = _join_divergences(first.control, second.control, lambda entry: entry[0])
         exits = _join_divergences(first.exits, second.exits, lambda entry: entry.index)
-        return State(values, control, exits, max(first.epoch, second.epoch))
+        threads = first.threads
+        if threads is not second.threads and self.space is not None:
+            threads = self.space.join(threads, second.threads)
+        return State(values, control, exits, max(first.epoch, second.epoch), threads)
 
     def refine(self, source: int, target: int, state: State) -> State:
         control = state.control
         ending = self._ending_at.get(target)
-        if ending and control:
+        if ending and control and any(entry[0] in ending for entry in control):
             control = tuple(entry for entry in control if entry[0] not in ending)
         exits = state.exits
         info = self._branches.get(source)
         if info is not None and target != info.post_dominator and target in info.live:
             divergence = self._branch_divergence(info, state)
             if divergence is not None:
-                if len(info.live) > 1:
+                if len(info.live) > 1 and not any(entry[1] is divergence for entry in control):
                     control = _join_divergences(control, ((source, divergence),), lambda entry: entry[0])
                 if info.exits_elsewhere:
-                    exits = _join_divergences(exits, (replace(divergence, kind="exit"),), lambda entry: entry.index)
-        if control is state.control and exits is state.exits:
+                    mark = self._exit_mark(divergence)
+                    if not any(entry is mark for entry in exits):
+                        exits = _join_divergences(exits, (mark,), lambda entry: entry.index)
+        values = state.values
+        threads = state.threads
+        if threads is not None:
+            threads = self._edge_threads(source, target, info, state)
+            raised = self._raised.get(source)
+            if raised and threads is not None:
+                values = self._lower_raised(raised, values, self.space.level(threads))  # type: ignore[union-attr]
+        if control is state.control and exits is state.exits and values is state.values and threads is state.threads:
             return state
-        return State(state.values, control, exits, state.epoch)
+        return State(values, control, exits, state.epoch, threads)
+
+    def _edge_threads(self, source: int, target: int, info: _BranchInfo | None, state: State) -> Threads | None:
+        """The threads that take the edge ``source → target``."""
+        threads = state.threads
+        space = self.space
+        if info is not None and not (info.traps and target in info.live):
+            instruction = info.instruction
+            guard = instruction.guard
+            if guard is not None and instruction.opcode.base == "bra":
+                value = self._predicate_value(guard.predicate, instruction, state)
+                if type(value.bits) is TidSet:
+                    taken = target == info.taken
+                    mask = value.bits.mask if taken != guard.negated else ~value.bits.mask
+                    threads = space.restrict(threads, mask)  # type: ignore[union-attr]
+                elif value.level <= Level.WARP:
+                    threads = space.maybe_none(threads)  # type: ignore[union-attr]
+                else:
+                    return None
+            elif instruction.opcode.base == "brx":
+                index = instruction.operands[0] if instruction.operands else None
+                if index is None or self._operand_value(index, instruction, state).level > Level.WARP:
+                    return None
+                threads = space.maybe_none(threads)  # type: ignore[union-attr]
+        if (source, target) in self.cfg.back_edges and space.level(threads) is None:  # type: ignore[union-attr]
+            # Threads that go round a loop in part of a warp meet the others in a later
+            # iteration: the set of threads that ever reach the header says nothing then.
+            return None
+        return threads
+
+    def _predicate_value(self, predicate: ir.Operand, instruction: ir.Instruction, state: State) -> Value:
+        """A guard's value, with its exact `%tid.x` set when it has one: the set is a fact about
+        each thread that computed it, whatever control it was computed under (a register written
+        once is computed by every thread that reads it, in compiler output)."""
+        data = self._data_value(predicate, instruction, state)
+        if type(data.bits) is TidSet:
+            return data
+        return self._operand_value(predicate, instruction, state)
+
+    def _lower_raised(self, raised: dict[str, Value], values: dict, level: Level | None) -> dict:
+        """Along an edge taken by whole warps, a register the source block wrote under divergent
+        control is as uniform as the value written, but for the warps: every thread of each warp
+        on the edge wrote it (the raise at the write is for threads that skipped it and meet these
+        later, and none of those is in the same warp)."""
+        if level is None:
+            return values
+        lowered = values
+        for key, data in raised.items():
+            current = values.get(key)
+            if current is None or current.level <= max(data.level, level):
+                continue
+            if lowered is values:
+                lowered = dict(values)
+            lowered[key] = _at_least(data, level, current.origin)
+        return lowered
 
     # --- transfer
 
     def transfer(self, index: int, instruction: ir.Instruction, state: State) -> State:
+        kind, keys = self._plans[index]
         execution = self._execution(index, instruction, state)
-        base = instruction.opcode.base
-        if base in ("exit", "ret"):
+        if kind == _EXIT:
             return self._exit(index, instruction, state, execution)
-        results = self._results(index, instruction, state) if instruction.destination_count else ()
+        if keys:
+            value = self._value(kind, index, instruction, state)
+            if self.recording is not None:
+                self._record(index, instruction, state, execution, (value,))
+            return self._write(index, instruction, state, execution, keys, value)
+        if kind == _ELECT or kind == _SHUFFLE or kind == _CALL:
+            results = self._results(kind, index, instruction, state) if instruction.destination_count else []
+            if self.recording is not None:
+                self._record(index, instruction, state, execution, [value for _, value in results])
+            if kind == _CALL and state.threads is not None and (callee_name(instruction) or "") in self.summaries.exiting:
+                state = State(state.values, state.control, state.exits, state.epoch, None)  # it may end some threads
+            if not results:
+                return state
+            sensitive = self.names.written_more_than_once
+            key_of = self.names.key
+            scope = instruction.scope
+            plan = []
+            for register, _ in results:
+                key = key_of(register.name, scope)
+                plan.append((key, key in sensitive or key.startswith("param:")))
+            return self._write(index, instruction, state, execution, plan, [value for _, value in results])
         if self.recording is not None:
-            self._record(index, instruction, state, execution, results)
-        if base == "st" and instruction.opcode.has("param"):
+            self._record(index, instruction, state, execution, ())
+        if kind == _STORE_PARAMETER:
             return self._store_parameter(instruction, state, execution)
-        if not results:
-            return state
-        return self._write(instruction, state, execution, results)
+        return state
 
     def _execution(self, index: int, instruction: ir.Instruction, state: State) -> Divergence | None:
-        worst = None
-        for _, divergence in state.control:
-            if worst is None or divergence.level > worst.level or (
-                divergence.level == worst.level and divergence.index > worst.index
-            ):
-                worst = divergence
+        control = state.control
+        if not control:
+            worst = None
+        elif control is self._last_control and state.threads is self._last_threads:
+            worst = self._last_worst
+        else:
+            worst = None
+            for _, divergence in control:
+                if worst is None or divergence.level > worst.level or (
+                    divergence.level == worst.level and divergence.index > worst.index
+                ):
+                    worst = divergence
+            if worst is not None and worst.level > Level.WARP and state.threads is not None:
+                worst = self._paths_divergence(worst, state.threads)
+            self._last_control, self._last_threads, self._last_worst = control, state.threads, worst
         guard = instruction.guard
         if guard is None:
             return worst
@@ -420,33 +651,86 @@ class UniformityAnalysis:
             return worst
         return Divergence("guard", value.level, index, guard.span, _text(guard.predicate), value.origin)
 
+    def _paths_divergence(self, worst: Divergence, threads: Threads) -> Divergence | None:
+        """The enclosing branches split warps, but the paths through them bring whole warps
+        here (or every thread): the control is only as divergent as that."""
+        level = self.space.level(threads)  # type: ignore[union-attr]
+        if level is None or level >= worst.level:
+            return worst
+        if level == Level.CTA:
+            return None
+        key = (worst, threads)
+        known = self._paths.get(key)
+        if known is None:
+            reach = self.space.describe(threads)  # type: ignore[union-attr]
+            origin = Origin(worst.span, f"threads with `%tid.x` in {reach} may reach it")
+            known = self._paths[key] = Divergence("paths", level, worst.index, worst.span, worst.subject, origin)
+        return known
+
     def _exit(self, index: int, instruction: ir.Instruction, state: State, execution: Divergence | None) -> State:
         if self.recording is not None:
             self._record(index, instruction, state, execution, ())
+        guard = instruction.guard
+        if guard is not None and state.threads is not None:
+            # The threads that go on are those whose guard is false.
+            value = self._predicate_value(guard.predicate, instruction, state)
+            if type(value.bits) is TidSet:
+                mask = ~value.bits.mask if not guard.negated else value.bits.mask
+                threads = self.space.restrict(state.threads, mask)  # type: ignore[union-attr]
+            elif value.level <= Level.WARP:
+                threads = self.space.maybe_none(state.threads)  # type: ignore[union-attr]
+            else:
+                threads = None
+            state = State(state.values, state.control, state.exits, state.epoch, threads)
         leaves_thread = instruction.opcode.base == "exit" or self.function.is_kernel
         if instruction.guard is None or not leaves_thread or execution is None:
             return state  # unguarded: nothing falls through; a `.func` ret returns to the caller
         text = format_instruction(instruction)
         mark = Divergence("exit", execution.level, index, instruction.span, text, execution.origin)
         exits = _join_divergences(state.exits, (mark,), lambda entry: entry.index)
-        return State(state.values, state.control, exits, state.epoch)
+        return State(state.values, state.control, exits, state.epoch, state.threads)
 
-    def _write(self, instruction: ir.Instruction, state: State, execution: Divergence | None, results) -> State:
+    def _write(self, index: int, instruction: ir.Instruction, state: State, execution: Divergence | None, keys, written) -> State:
+        """Store what an instruction wrote: ``written`` is one value for every key of ``keys``,
+        or a list of values aligned with them."""
         values = state.values
         epoch = state.epoch
-        guarded = instruction.guard is not None
-        key_of = self.names.key
-        flow_sensitive = self.names.written_more_than_once
         single, single_data = self.single, self.single_data
+        if type(written) is Value and execution is None and len(keys) == 1 and not keys[0][1]:
+            # The common case: one register written once, under uniform control.
+            key = keys[0][0]
+            previous_data = single_data.get(key)
+            if previous_data is not written:
+                single_data[key] = written if previous_data is None else join(previous_data, written)
+            previous = single.get(key)
+            if previous is written:
+                return state
+            merged = written if previous is None else join(previous, written)
+            if merged != previous:
+                single[key] = merged
+                if key in self.read:
+                    self.epoch += 1
+                    return State(values, state.control, state.exits, self.epoch, state.threads)
+            return state
+        guarded = instruction.guard is not None
+        raised = self._raised.get(self.cfg.block_of(index)) if self.space is not None else None
         last_value = last_raised = None  # results usually share one value: raise it once
-        for register, value in results:
-            key = key_of(register.name, instruction.scope)
+        shared = written if type(written) is Value else None
+        for position, (key, sensitive) in enumerate(keys):
+            value = shared if shared is not None else written[position]
             data_value = value
             if execution is not None:
                 if value is not last_value:
                     last_value, last_raised = value, _at_least(value, execution.level, _control_origin(execution))
                 value = last_raised
-            if key in flow_sensitive or key.startswith("param:"):
+            if sensitive:
+                if self.space is not None:
+                    if not guarded and value is not data_value and value.level > data_value.level:
+                        if raised is None:
+                            raised = self._raised[self.cfg.block_of(index)] = {}
+                        raised[key] = data_value
+                    elif raised is not None:
+                        raised.pop(key, None)
                 if guarded:  # threads whose guard is false keep the old value
                     value = join(values.get(key, UNIFORM), value)
                 if values.get(key) != value:
@@ -468,7 +752,7 @@ class UniformityAnalysis:
                     epoch = self.epoch
         if values is state.values and epoch == state.epoch:
             return state
-        return State(values, state.control, state.exits, epoch)
+        return State(values, state.control, state.exits, epoch, state.threads)
 
     def _store_parameter(self, instruction: ir.Instruction, state: State, execution: Divergence | None) -> State:
         """`st.param [name+offset], value`: call arguments and the return value travel through
@@ -492,7 +776,7 @@ class UniformityAnalysis:
             return state
         values = dict(state.values)
         values[key] = value
-        return State(values, state.control, state.exits, state.epoch)
+        return State(values, state.control, state.exits, state.epoch, state.threads)
 
     def _is_return_parameter(self, name: str) -> bool:
         return any(parameter.name == name for parameter in self.function.return_parameters)
@@ -542,7 +826,10 @@ class UniformityAnalysis:
         if kind is ir.Symbol or kind is ir.Sink:
             return UNIFORM
         if kind is ir.SpecialRegister:
-            return self._special_value(operand)  # type: ignore[arg-type]
+            known = self._specials.get(id(operand))
+            if known is None or known[0] is not operand:
+                known = self._specials[id(operand)] = (operand, self._special_value(operand))  # type: ignore[assignment]
+            return known[1]
         if kind is ir.Negated:
             return self._operand_value(operand.operand, instruction, state)  # type: ignore[union-attr]
         if kind is ir.Address:
@@ -604,34 +891,36 @@ class UniformityAnalysis:
 
     # --- what an instruction writes
 
-    def _results(self, index: int, instruction: ir.Instruction, state: State) -> list[tuple[ir.Register, Value]]:
-        opcode = instruction.opcode
-        base = opcode.base
+    def _results(self, kind: int, index: int, instruction: ir.Instruction, state: State) -> list[tuple[ir.Register, Value]]:
+        """What `elect`, `shfl` and `call` write, register by register."""
         destinations = instruction.destinations
-        if base == "elect":
+        if kind == _ELECT:
             return self._elect(index, instruction, destinations)
-        if base == "shfl":
+        if kind == _SHUFFLE:
             return self._shuffle(index, instruction, state, destinations)
-        if base == "call":
-            return self._call(index, instruction, destinations)
-        value = self._value(index, instruction, state)
-        return [(register, value) for operand in destinations for register in ir.registers_in(operand)]
+        return self._call(index, instruction, destinations)
 
-    def _value(self, index: int, instruction: ir.Instruction, state: State) -> Value:
-        opcode = instruction.opcode
-        base = opcode.base
-        if base in _PER_LANE_BASES or (base == "tcgen05") or (base == "mbarrier") or (base == "match" and opcode.has("any")):
-            return self._varying(index, f"the result of `{opcode.text}` differs between lanes", instruction.opcode_span)
-        if base in _WARP_RESULT_BASES or base == "match":
-            return self._warp_result(index, instruction, state)
-        if base in ("ld", "ldu"):
-            return self._load(index, instruction, state)
-        if base == "bar" or base == "barrier":
-            return _with_level(Level.CTA if len(instruction.sources) <= 2 else Level.WARP, None)
-        if base == "setp":
-            return self._compare(instruction, state)
-        if base in _LANE_ARITHMETIC:
+    def _value(self, kind: int, index: int, instruction: ir.Instruction, state: State) -> Value:
+        """The value an instruction writes to each of its destinations."""
+        if kind == _ARITHMETIC:
             return self._arithmetic(instruction, state)
+        if kind == _SOURCES:
+            return self._sources_value(instruction, state)
+        if kind == _LOAD:
+            return self._load(index, instruction, state)
+        if kind == _SETP:
+            return self._compare(instruction, state)
+        if kind == _VARYING:
+            return self._varying(index, f"the result of `{instruction.opcode.text}` differs between lanes", instruction.opcode_span)
+        if kind == _WARP_RESULT:
+            return self._warp_result(index, instruction, state)
+        if kind == _BARRIER:
+            return _with_level(Level.CTA if len(instruction.sources) <= 2 else Level.WARP, None)
+        if kind == _PREDICATE:
+            if self.space is not None:
+                return self._predicate_logic(instruction.opcode.base, instruction, state)
+            if instruction.opcode.base in _LANE_ARITHMETIC:
+                return self._arithmetic(instruction, state)
         return self._sources_value(instruction, state)
 
     def _varying(self, index: int, message: str, span: Span) -> Value:
@@ -746,12 +1035,13 @@ class UniformityAnalysis:
         if not sources or not _integer_only(opcode):
             return self._sources_value(instruction, state)
         values = [self._operand_value(operand, instruction, state) for operand in sources]
+        exact = self._exact(opcode.base, opcode, values)
+        if exact is not None:
+            return exact
         fallback = UNIFORM
         for value in values:
             fallback = join(fallback, value)
-        fallback = _without_bits(fallback)
-        exact = self._exact(opcode.base, opcode, values)
-        return fallback if exact is None else exact
+        return _without_bits(fallback)
 
     def _exact(self, base: str, opcode: ir.Opcode, values: list[Value]) -> Value | None:
         if base == "mov" or base == "cvt":
@@ -870,6 +1160,41 @@ class UniformityAnalysis:
             return self._field_value(new_bits, first)
         return None
 
+    def _predicate_logic(self, base: str, instruction: ir.Instruction, state: State) -> Value:
+        """`mov`/`not`/`and`/`or`/`xor` of predicates keep exact `%tid.x` sets."""
+        fallback = self._sources_value(instruction, state)
+        sources = instruction.sources
+        if fallback.level == Level.CTA or not sources or len(sources) > 2:
+            return fallback
+        masks = []
+        for operand in sources:
+            value = self._operand_value(operand, instruction, state)
+            if type(value.bits) is not TidSet:
+                return fallback
+            masks.append(value.bits.mask)
+        everyone = (1 << self.space.bound) - 1  # type: ignore[union-attr]
+        if base == "mov" and len(masks) == 1:
+            mask = masks[0]
+        elif base == "not" and len(masks) == 1:
+            mask = ~masks[0] & everyone
+        elif len(masks) == 2:
+            first, second = masks
+            mask = first & second if base == "and" else first | second if base == "or" else first ^ second
+        else:
+            return fallback
+        return self._tid_set_value(mask, fallback)
+
+    def _tid_set_value(self, mask: int, fallback: Value) -> Value:
+        """A predicate true in exactly the threads of ``mask``, at the level its shape allows."""
+        space = self.space
+        threads = space.restrict(space.everyone, mask)  # type: ignore[union-attr]
+        level = space.level(threads)  # type: ignore[union-attr]
+        if level is None or level > fallback.level:
+            level = fallback.level
+        if level == Level.CTA and mask not in (0, (1 << space.bound) - 1):  # type: ignore[union-attr]
+            level = Level.WARP  # all of a warp, but not every warp: not CTA-uniform
+        return Value(level, TidSet(mask), fallback.origin if level > Level.CTA else None)
+
     def _compare(self, instruction: ir.Instruction, state: State) -> Value:
         """`setp.cmp p, field, constant`: uniform over every aligned group of threads that the
         threshold does not split (`%tid.x < 128` is the same in a warp, even a warpgroup)."""
@@ -877,6 +1202,15 @@ class UniformityAnalysis:
         sources = instruction.sources
         if fallback.level == Level.CTA or len(sources) != 2:
             return fallback
+        if self.space is not None and len(instruction.destinations) == 1:
+            exact = self._compare_exactly(instruction, state, fallback)
+            if exact is not fallback:
+                level = min(exact.level, self._compare_level(instruction, state, fallback).level)
+                return exact if level == exact.level else Value(level, exact.bits, exact.origin)
+        return self._compare_level(instruction, state, fallback)
+
+    def _compare_level(self, instruction: ir.Instruction, state: State, fallback: Value) -> Value:
+        sources = instruction.sources
         comparison = next((_COMPARISONS[m] for m in instruction.opcode.modifiers if m in _COMPARISONS), None)
         if comparison is None:
             return fallback
@@ -901,31 +1235,28 @@ class UniformityAnalysis:
             level = self.lanes.level_of_threshold(bits.field_only(), threshold)
         return _at_most(Value(value.level, None, value.origin), level)
 
-    # --- branches
+    def _compare_exactly(self, instruction: ir.Instruction, state: State, fallback: Value) -> Value:
+        """`setp.cmp p, field, constant` as the exact set of threads in which it is true."""
+        comparison = next((_EQUALITIES[m] for m in instruction.opcode.modifiers if m in _EQUALITIES), None)
+        if comparison is None:
+            return fallback
+        left, right = instruction.sources
+        if type(left) is ir.Immediate and type(right) is not ir.Immediate:
+            left, right = right, left
+            comparison = _MIRRORED.get(comparison, comparison)
+        constant = self._constant_operand(right, instruction, state)
+        bits = self._operand_value(left, instruction, state).bits
+        if constant is None or type(bits) is not TidBits:
+            return fallback
+        width = next((int(m[1:]) for m in instruction.opcode.modifiers if m[:1] in "usb" and m[1:].isdigit()), 32)
+        signed = any(m[:1] == "s" and m[1:].isdigit() for m in instruction.opcode.modifiers)
+        constant &= (1 << width) - 1
+        if signed and constant >= 1 << (width - 1):
+            constant -= 1 << width
+        mask = tid_set(bits, comparison, constant, self.space.bound)  # type: ignore[union-attr]
+        return fallback if mask is None else self._tid_set_value(mask, fallback)
 
-    def _find_branches(self) -> dict[int, _BranchInfo]:
-        """Blocks ending in a branch with more than one way out, with their post-dominator and
-        which successors lead straight to an exit (`@p bra EXIT; … EXIT: ret;`) or a trap."""
-        graph = self.cfg
-        dead_ends = _dead_ends(graph, self.function, self.collectives)
-        post_dominators = graph.immediate_post_dominators
-        branches = {}
-        for block in graph.blocks:
-            if block.end == block.start:
-                continue
-            last = self.function.instructions[block.end - 1]
-            if last.opcode.base not in ("bra", "brx"):
-                continue
-            successors = [successor for successor in block.successors if successor != graph.exit]
-            if len(successors) < 2:
-                continue
-            live = frozenset(successor for successor in successors if successor not in dead_ends)
-            exits_elsewhere = any(dead_ends.get(successor) == "exit" for successor in successors)
-            post_dominator = post_dominators.get(block.index)
-            branches[block.index] = _BranchInfo(
-                block.index, block.end - 1, last, None if post_dominator == block.index else post_dominator, live, exits_elsewhere
-            )
-        return branches
+    # --- branches
 
     def _branch_divergence(self, info: _BranchInfo, state: State) -> Divergence | None:
         instruction = info.instruction
@@ -938,7 +1269,18 @@ class UniformityAnalysis:
         value = self._operand_value(condition, instruction, state)
         if value.level == Level.CTA:
             return None
-        return Divergence("branch", value.level, info.index, instruction.span, _text(condition), value.origin)
+        # The same divergence object for the same cause, so states compare by identity.
+        key = (info.index, value.level, id(value.origin))
+        known = self._divergences.get(key)
+        if known is None or known[0] is not value.origin:
+            divergence = Divergence("branch", value.level, info.index, instruction.span, _text(condition), value.origin)
+            known = self._divergences[key] = (value.origin, divergence, replace(divergence, kind="exit"))
+        return known[1]
+
+    def _exit_mark(self, divergence: Divergence) -> Divergence:
+        """The exit mark of a branch divergence (made by :meth:`_branch_divergence`)."""
+        key = (divergence.index, divergence.level, id(divergence.origin))
+        return self._divergences[key][2]
 
     # --- recording facts for rules and dumps
 
@@ -950,7 +1292,7 @@ class UniformityAnalysis:
         if requirement is None and not is_call and not self.record_everything:
             return
         defined = None
-        for _, value in results:
+        for value in results:
             if execution is not None:
                 value = _at_least(value, execution.level, _control_origin(execution))
             defined = value if defined is None else join(defined, value)
@@ -958,7 +1300,16 @@ class UniformityAnalysis:
         if requirement is not None:
             for position in requirement.uniform_operands:
                 operands[position] = self._operand_value(instruction.operands[position], instruction, state)
-        self.recording[index] = InstructionFacts(execution, state.exits, defined, operands)  # type: ignore[index]
+        exits = state.exits
+        if exits and state.threads is not None:
+            # Threads that exited do not reach this point; when whole warps (or every thread)
+            # reach it, no warp here is missing some of its threads.
+            level = self.space.level(state.threads)  # type: ignore[union-attr]
+            if level == Level.CTA:
+                exits = ()
+            elif level == Level.WARP:
+                exits = tuple(mark for mark in exits if mark.level <= Level.WARP)
+        self.recording[index] = InstructionFacts(execution, exits, defined, operands)  # type: ignore[index]
 
     def _record_arguments(self, instruction: ir.Instruction, state: State, execution: Divergence | None) -> None:
         callee = callee_name(instruction)
@@ -983,13 +1334,16 @@ class UniformityAnalysis:
 
 
 def _control_origin(execution: Divergence) -> Origin:
-    known = _CONTROL_ORIGINS.get(execution)
-    if known is None:
-        known = _CONTROL_ORIGINS[execution] = _describe_control(execution)
-    return known
+    known = _CONTROL_ORIGINS.get(id(execution))
+    if known is None or known[0] is not execution:
+        known = _CONTROL_ORIGINS[id(execution)] = (execution, _describe_control(execution))
+        if len(_CONTROL_ORIGINS) > 4096:
+            _CONTROL_ORIGINS.clear()
+            _CONTROL_ORIGINS[id(execution)] = known
+    return known[1]
 
 
-_CONTROL_ORIGINS: dict[Divergence, Origin] = {}
+_CONTROL_ORIGINS: dict[int, tuple[Divergence, Origin]] = {}
 
 
 def _describe_control(execution: Divergence) -> Origin:
@@ -1111,10 +1465,14 @@ def analyze_module(module: ir.Module, options: Options, everything: bool = False
     conservative = _conservative_functions(module, graph, functions)
     # A function with a caller we do not analyse cannot learn its parameters from the callers.
     conservative.update(name for name in order if any(site.caller not in selected for site in graph.callers.get(name, ())))
-    summaries = _Summaries({}, {}, called)
+    summaries = _Summaries({}, {}, called, _exiting_functions(graph, functions))
     for name in order:
         summaries.parameters[name] = None if name in conservative else ()
     result = ModuleUniformity()
+    statics: dict[str, tuple] = {}
+    # A function whose parameters and callees' return values did not change since the last
+    # round gives the same result: keep it.
+    previous: dict[str, tuple] = {}
     for _ in range(_MAX_ROUNDS):
         previous_parameters = dict(summaries.parameters)
         arguments: dict[str, list[Value]] = {}
@@ -1124,7 +1482,13 @@ def analyze_module(module: ir.Module, options: Options, everything: bool = False
             if name not in conservative:
                 summaries.parameters[name] = tuple(arguments.get(name, ()))
             function = functions[name]
-            analysis, analysed = _analyze_function(function, options, summaries, direct[name], everything)
+            inputs = (summaries.parameters.get(name), tuple(summaries.returns.get(callee) for callee in graph.callees(name)))
+            known = previous.get(name)
+            if known is not None and known[0] == inputs:
+                analysis, analysed = known[1], known[2]
+            else:
+                analysis, analysed = _analyze_function(function, options, summaries, direct[name], everything, statics)
+                previous[name] = (inputs, analysis, analysed)
             result.functions[name] = analysed
             for callee, values in analysis.arguments.items():
                 _merge_arguments(arguments, callee, values)
@@ -1139,17 +1503,23 @@ def analyze_module(module: ir.Module, options: Options, everything: bool = False
     return result
 
 
-def _analyze_function(function, options, summaries, collectives, everything):
-    graph = cfg_module.build(function)
-    lanes = LaneModel(block_shape(function, options))
-    requirements = dict(collectives)
-    calls = {}
-    for index, instruction in enumerate(function.instructions):
-        if instruction.opcode.base == "call":
-            reached = summaries.called.get(callee_name(instruction) or "", ())
-            if reached:
-                calls[index] = reached
-    analysis = UniformityAnalysis(function, graph, lanes, summaries, requirements)
+def _analyze_function(function, options, summaries, collectives, everything, statics=None):
+    known = statics.get(function.name) if statics is not None else None
+    if known is None:
+        graph = cfg_module.build(function)
+        lanes = LaneModel(block_shape(function, options))
+        requirements = dict(collectives)
+        calls = {}
+        for index, instruction in enumerate(function.instructions):
+            if instruction.opcode.base == "call":
+                reached = summaries.called.get(callee_name(instruction) or "", ())
+                if reached:
+                    calls[index] = reached
+        known = (graph, lanes, requirements, calls, _Static(function, graph, requirements))
+        if statics is not None:
+            statics[function.name] = known
+    graph, lanes, requirements, calls, static = known
+    analysis = UniformityAnalysis(function, graph, lanes, summaries, requirements, static)
     solution = solve_forward(graph, analysis)
     analysis.recording = {}
     analysis.record_everything = everything
@@ -1213,6 +1583,14 @@ def _callees_first(graph: CallGraph, functions) -> list[str]:
                 stack.pop()
                 order.append(name)
     return order
+
+
+def _exiting_functions(graph: CallGraph, functions) -> frozenset[str]:
+    """Functions that contain an `exit` or call one that does."""
+    exiting = {name for name, function in functions.items() if any(i.opcode.base == "exit" for i in function.instructions)}
+    if not exiting:
+        return frozenset()
+    return frozenset(name for name in functions if name in exiting or any(callee in exiting for callee in graph.reachable_from(name)))
 
 
 def _selected_functions(graph: CallGraph, functions, called, everything: bool) -> set[str]:

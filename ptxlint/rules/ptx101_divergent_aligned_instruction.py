@@ -52,9 +52,18 @@ chosen warp execute the instruction:
 ## Exceptions
 Uniformity is derived from `%tid.x` arithmetic (`>> 5`, `& ~31`, `< 128`), which holds only for
 one-dimensional blocks or x extents that are multiples of 32: set `assume-1d-block = false` for
-kernels launched with other shapes, or state the shape with `.reqntid`. Loads from a uniform
-address are taken to be uniform, as LLVM does. A collective reached after some threads exited is
-PTX104, not this rule.
+kernels launched with other shapes, or state the shape with `.reqntid`. Under the same
+assumption blocks are made of whole warps, so `%ntid.x` is taken to be a multiple of 32: that is
+what makes the global warp index `(%ctaid.x * %ntid.x + %tid.x) / 32` warp-uniform (a partial
+last warp would break every warp collective anyway). Loads from a uniform address are taken to be
+uniform, as LLVM does. A collective reached after some threads exited is PTX104, not this rule.
+
+Branches that split a warp are fine when the paths through them bring whole warps back together:
+nvcc jump-threads `if (tid == 0) {…} if (warp == 0) {alloc}` so that thread 0 and threads 1..31
+reach the alloc along different paths. ptxlint follows the exact `%tid.x` sets of such branch
+conditions and accepts a collective that every lane of a warp reaches, and a value set on both
+paths (the predicate that later guards the `dealloc`) as warp-uniform. A loop that only part of a
+warp goes round again defeats this, and the collective is reported.
 """
 
 from __future__ import annotations

@@ -1,0 +1,153 @@
+"""Which threads reach a block: the path facts that prove a block is executed by whole warps even
+when the branches on the way split warps.
+
+nvcc jump-threads `if (tid == 0) {init} if (warp == 0) {alloc}` into
+
+    @%p2 bra BB0_2;  …init…  bra.uni BB0_3;          // thread 0 jumps straight to the alloc
+    BB0_2: setp.gt.u32 %p4, %r1, 31; @%p4 bra BB0_4;  // threads 1..31 arrive through here
+    BB0_3: tcgen05.alloc                               // reached by exactly the threads of warp 0
+
+Both branches vary within warp 0, yet the set of threads reaching the alloc is {0} ∪ {1..31}: all
+of warp 0 and nothing of the others. This module computes that set.
+
+**Domain.** Threads are named by `%tid.x` (the lane model must hold: `%tid.x / 32` is the warp
+rank, see ``ptxlint/analyses/lanes.py``). For each warp the state keeps the *alternatives*: the
+possible sets of its lanes that reach the point, as 32-bit lane masks. A branch whose condition is
+an exact function of `%tid.x` (a :class:`~ptxlint.analyses.lanes.TidSet` predicate) intersects
+every alternative with the condition's lanes; a branch on a warp-uniform condition whose value we
+do not know sends each warp all one way, so each alternative ``a`` becomes ``a`` or nothing; any
+other condition (thread-varying data) makes the set unknown (``None``). A join takes the union of
+one alternative from each side, for every pair (the choices on the two sides may be correlated;
+taking every pair over-approximates). The alternatives stay closed under union, which makes the
+join idempotent.
+
+**What it proves.** When every alternative of every warp is empty or the whole warp, the point is
+reached by whole warps: an aligned collective there runs with its entire warp, and a value written
+there is equal across each warp when its data is (:func:`level`).
+
+Lane masks of warps past the block's `%tid.x` bound are never examined. When the bound is only an
+upper bound (`.maxntid`), a warp the model sees whole is whole in every smaller block too, since a
+smaller block only removes its top threads (a multiple of 32 of them under the lane model).
+"""
+
+from __future__ import annotations
+
+from ptxlint.analyses.lanes import Level
+
+WARP_SIZE = 32
+_FULL_WARP = (1 << WARP_SIZE) - 1
+# More alternatives than this for one warp: give up (the set is then unknown).
+_MAX_ALTERNATIVES = 8
+
+Threads = tuple  # tuple[frozenset[int], ...] per warp, or None when unknown
+
+
+class ThreadSpace:
+    """The threads of one block shape: ``bound`` threads (`%tid.x` below it), in warps."""
+
+    __slots__ = ("bound", "warps", "full", "everyone", "_levels", "_masks")
+
+    def __init__(self, bound: int) -> None:
+        self.bound = bound
+        self.warps = (bound + WARP_SIZE - 1) // WARP_SIZE
+        self.full = tuple((1 << min(WARP_SIZE, bound - WARP_SIZE * warp)) - 1 for warp in range(self.warps))
+        self.everyone: Threads = tuple(frozenset((mask,)) for mask in self.full)
+        self._levels: dict[int, tuple[Threads, Level | None]] = {}
+        self._masks: dict[int, tuple[int, ...]] = {}
+
+    def split(self, mask: int) -> tuple[int, ...]:
+        """A `%tid.x` mask as one lane mask per warp."""
+        known = self._masks.get(mask)
+        if known is None:
+            known = self._masks[mask] = tuple((mask >> (WARP_SIZE * warp)) & full for warp, full in enumerate(self.full))
+        return known
+
+    def restrict(self, threads: Threads | None, mask: int) -> Threads | None:
+        """The threads of ``threads`` whose `%tid.x` is in ``mask``."""
+        if threads is None:
+            return None
+        lanes = self.split(mask)
+        return tuple(
+            alternatives if lanes[warp] == self.full[warp] else frozenset(a & lanes[warp] for a in alternatives)
+            for warp, alternatives in enumerate(threads)
+        )
+
+    def maybe_none(self, threads: Threads | None) -> Threads | None:
+        """After a warp-uniform choice: each warp's lanes all, or none of them, go on."""
+        if threads is None:
+            return None
+        return tuple(alternatives if 0 in alternatives else alternatives | {0} for alternatives in threads)
+
+    def join(self, first: Threads | None, second: Threads | None) -> Threads | None:
+        if first is second:
+            return first
+        if first is None or second is None:
+            return None
+        if first == second:
+            return first  # the join is idempotent
+        merged = []
+        for left, right in zip(first, second):
+            if left == right or right == _NOTHING:
+                merged.append(left)
+                continue
+            if left == _NOTHING:
+                merged.append(right)
+                continue
+            alternatives = frozenset(a | b for a in left for b in right)
+            if len(alternatives) > _MAX_ALTERNATIVES:
+                return None
+            merged.append(alternatives)
+        return tuple(merged)
+
+    def level(self, threads: Threads | None) -> Level | None:
+        """``Level.CTA`` when every thread certainly reaches the point, ``Level.WARP`` when it is
+        reached by whole warps, None when neither is known."""
+        if threads is None:
+            return None
+        known = self._levels.get(id(threads))
+        if known is not None and known[0] is threads:
+            return known[1]
+        level: Level | None = Level.CTA
+        for warp, alternatives in enumerate(threads):
+            full = self.full[warp]
+            if len(alternatives) == 1 and full in alternatives:
+                continue
+            if all(a == 0 or a == full for a in alternatives):
+                level = Level.WARP
+                continue
+            level = None
+            break
+        if len(self._levels) > 4096:
+            self._levels.clear()
+        self._levels[id(threads)] = (threads, level)  # keeps ``threads`` alive, so the id is its own
+        return level
+
+    def describe(self, threads: Threads | None) -> str:
+        """`%tid.x` ranges of the threads that may reach the point (for messages and dumps)."""
+        if threads is None:
+            return "unknown"
+        mask = 0
+        for warp, alternatives in enumerate(threads):
+            for alternative in alternatives:
+                mask |= alternative << (WARP_SIZE * warp)
+        return ranges(mask) or "none"
+
+
+_NOTHING = frozenset((0,))
+
+
+def ranges(mask: int) -> str:
+    """``0-31, 64`` for a mask with bits 0..31 and 64 set."""
+    parts = []
+    position = 0
+    while mask:
+        if not mask & 1:
+            skip = (mask & -mask).bit_length() - 1
+            mask >>= skip
+            position += skip
+            continue
+        run = (~mask & (mask + 1)).bit_length() - 1
+        parts.append(str(position) if run == 1 else f"{position}-{position + run - 1}")
+        mask >>= run
+        position += run
+    return ", ".join(parts)
