@@ -39,6 +39,7 @@ first); ``format_uniformity`` analyses everything.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field, replace
 from typing import Iterator
 
@@ -248,6 +249,15 @@ class _RegisterNames:
                 self._exact.setdefault(declaration.scope, set()).add(declaration.name)
         self._scopes = function.scopes
         self._cache: dict[int, dict[str, str]] = {}  # scope → name → key
+        self._declaring: dict[str, list[int]] = {}  # name → scopes declaring it, ascending
+        self._exact_scopes: dict[str, list[int]] = {}
+        self._range_scopes: dict[str, list[tuple[int, int]]] = {}
+        for scope, names in self._exact.items():
+            for declared_name in names:
+                self._exact_scopes.setdefault(declared_name, []).append(scope)
+        for scope, counts in self._ranges.items():
+            for stem, count in counts.items():
+                self._range_scopes.setdefault(stem, []).append((scope, count))
         self.register_parameters = {
             parameter.name: position
             for position, parameter in enumerate(function.parameters)
@@ -275,16 +285,26 @@ class _RegisterNames:
         return key
 
     def _declaring_scope(self, name: str, scope: int) -> int:
-        current: int | None = scope
-        stem = name.rstrip("0123456789")
-        number = int(name[len(stem) :]) if stem != name else None
-        while current is not None:
-            if name in self._exact.get(current, ()):
-                return current
-            count = self._ranges.get(current, {}).get(stem)
-            if count is not None and number is not None and number < count:
-                return current
-            current = self._scopes[current].parent if current < len(self._scopes) else None
+        """The innermost scope around ``scope`` declaring ``name``: among the (few) scopes that
+        declare it, the largest number that encloses ``scope`` (scopes are numbered in pre-order,
+        so that is the innermost), without walking the scope chain."""
+        candidates = self._declaring.get(name)
+        if candidates is None:
+            stem = name.rstrip("0123456789")
+            number = int(name[len(stem) :]) if stem != name else None
+            found = list(self._exact_scopes.get(name, ()))
+            if number is not None:
+                found.extend(declared for declared, count in self._range_scopes.get(stem, ()) if number < count)
+            candidates = self._declaring[name] = sorted(set(found))
+        scopes = self._scopes
+        # The nearest declaring scope at or before ``scope`` usually encloses it (the block
+        # itself, or the function scope); otherwise look further back.
+        position = bisect_right(candidates, scope)
+        while position:
+            position -= 1
+            declared = candidates[position]
+            if declared == scope or (declared < len(scopes) and scope <= scopes[declared].last_descendant):
+                return declared
         return 0
 
 
@@ -334,7 +354,7 @@ class _Static:
     """What the analysis of one function needs that does not change between the rounds of the
     interprocedural iteration: registers, branches and their post-dominators."""
 
-    __slots__ = ("names", "branches", "ending_at", "plans")
+    __slots__ = ("names", "branches", "ending_at", "plans", "private_local")
 
     def __init__(self, function: ir.Function, graph: cfg_module.ControlFlowGraph, collectives: dict[int, Collective]) -> None:
         self.names = names = _RegisterNames(function)
@@ -342,6 +362,11 @@ class _Static:
         # (with whether each is flow-sensitive), so the transfer does no name lookups.
         self.plans = [_plan(instruction, names) for instruction in function.instructions]
         self.branches = _find_branches(function, graph, collectives)
+        # `.local` memory is per thread; when no generic pointer to it is ever made, only this
+        # function's `st.local` write it, so a `ld.local` reads one of the values stored there.
+        self.private_local = not any(
+            instruction.opcode.base == "cvta" and instruction.opcode.has("local") for instruction in function.instructions
+        )
         self.ending_at: dict[int, set[int]] = {}
         for info in self.branches.values():
             if info.post_dominator is not None:
@@ -350,7 +375,8 @@ class _Static:
 
 # How an instruction's result is computed (see UniformityAnalysis._value).
 _VARYING, _WARP_RESULT, _LOAD, _BARRIER, _SETP, _PREDICATE, _ARITHMETIC, _SOURCES = range(8)
-_ELECT, _SHUFFLE, _CALL, _EXIT, _STORE_PARAMETER, _NOTHING_WRITTEN = range(8, 14)
+_ELECT, _SHUFFLE, _CALL, _EXIT, _STORE_PARAMETER, _NOTHING_WRITTEN, _STORE_LOCAL = range(8, 15)
+_LOCAL_KEY = "local:"  # the side-table entry for what a function stores to its `.local` memory
 _KINDS: dict[str, int] = {}
 
 
@@ -363,6 +389,8 @@ def _kind(opcode: ir.Opcode) -> int:
         kind = _EXIT
     elif base == "st" and opcode.has("param"):
         kind = _STORE_PARAMETER
+    elif base == "st" and opcode.has("local"):
+        kind = _STORE_LOCAL
     elif base == "elect":
         kind = _ELECT
     elif base == "shfl":
@@ -475,6 +503,7 @@ class UniformityAnalysis:
         self.returned = UNIFORM
         self._origins: dict[tuple[int, str], Origin] = {}
         self._branches = static.branches
+        self._private_local = static.private_local
         self._ending_at = static.ending_at
         # Path facts: which threads reach each block (only when `%tid.x / 32` is the warp rank).
         bound = lanes.x_bound
@@ -625,6 +654,9 @@ class UniformityAnalysis:
             self._record(index, instruction, state, execution, ())
         if kind == _STORE_PARAMETER:
             return self._store_parameter(instruction, state, execution)
+        if kind == _STORE_LOCAL and self._private_local and len(instruction.operands) >= 2:
+            stored = _without_bits(self._operand_value(instruction.operands[1], instruction, state))
+            return self._write(index, instruction, state, execution, ((_LOCAL_KEY, False),), stored)
         return state
 
     def _execution(self, index: int, instruction: ir.Instruction, state: State) -> Divergence | None:
@@ -719,7 +751,9 @@ class UniformityAnalysis:
         for position, (key, sensitive) in enumerate(keys):
             value = shared if shared is not None else written[position]
             data_value = value
-            if execution is not None:
+            # A constant in a register written once is the same in every thread that reads it
+            # (each read follows the one write) and in every loop iteration: no raise.
+            if execution is not None and not (not sensitive and type(value.bits) is Constant):
                 if value is not last_value:
                     last_value, last_raised = value, _at_least(value, execution.level, _control_origin(execution))
                 value = last_raised
@@ -1008,7 +1042,13 @@ class UniformityAnalysis:
         modifiers = instruction.opcode.modifiers
         address = next((operand for operand in instruction.sources if type(operand) is ir.Address), None)
         if any(modifier.startswith("local") for modifier in modifiers):
-            return self._varying(index, "`.local` memory is private to each thread", instruction.opcode_span)
+            if not self._private_local or address is None:
+                return self._varying(index, "`.local` memory is private to each thread", instruction.opcode_span)
+            # One of the values this function stores to `.local` memory (each thread reads its
+            # own copy), from a slot as uniform as the address.
+            self.read.add(_LOCAL_KEY)
+            stored = self.single.get(_LOCAL_KEY, UNIFORM)
+            return _without_bits(join(stored, self._operand_value(address, instruction, state)))
         if address is None:
             return self._sources_value(instruction, state)
         if any(modifier.startswith("param") for modifier in modifiers) and type(address.base) is ir.Symbol:
@@ -1590,7 +1630,7 @@ def _exiting_functions(graph: CallGraph, functions) -> frozenset[str]:
     exiting = {name for name, function in functions.items() if any(i.opcode.base == "exit" for i in function.instructions)}
     if not exiting:
         return frozenset()
-    return frozenset(name for name in functions if name in exiting or any(callee in exiting for callee in graph.reachable_from(name)))
+    return frozenset(name for name in graph.reaching(exiting) if name in functions)
 
 
 def _selected_functions(graph: CallGraph, functions, called, everything: bool) -> set[str]:
@@ -1598,9 +1638,7 @@ def _selected_functions(graph: CallGraph, functions, called, everything: bool) -
     if everything:
         return set(functions)
     selected = {name for name, reached in called.items() if reached}
-    for name in list(selected):
-        selected.update(graph.reachable_from(name))
-    return selected
+    return selected | set(graph.reachable_from_any(selected))
 
 
 def _callers_first(graph: CallGraph, selected: set[str], module: ir.Module) -> list[str]:
