@@ -1,0 +1,209 @@
+"""Which warps of the CTA can reach an instruction.
+
+Warp-specialised kernels give warps roles with branches on the warp index (`if (warp == 0)` the
+MMA issuer, `else if (warp >= 4)` the epilogue). The state is the set of warps that may be at a
+point, as a bit mask; each edge out of a conditional branch keeps the warps for which the branch
+predicate, evaluated per warp by :mod:`ptxlint.analyses.values`, can take that edge. The same
+edge knowledge serves the path-sensitive tcgen05 analyses (:class:`Branch`, :func:`edge_warps`).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from ptxlint.analyses.values import FunctionValues, function_values, warp_count_of
+from ptxlint.cfg import ControlFlowGraph
+from ptxlint.context import ModuleContext
+from ptxlint.dataflow import Solution, solve_forward
+from ptxlint.ir import Function, Instruction, Register, registers_in
+
+_CONDITIONAL = frozenset({"bra", "ret", "exit"})
+
+
+def all_warps(warp_count: int) -> int:
+    return (1 << warp_count) - 1
+
+
+def warps_where(truth: tuple | None, outcome: bool, warp_count: int) -> int:
+    """The warps whose predicate may have value ``outcome`` (unknown entries allow both)."""
+    if truth is None:
+        return all_warps(warp_count)
+    mask = 0
+    for warp, value in enumerate(truth):
+        if value is None or value == outcome:
+            mask |= 1 << warp
+    return mask
+
+
+def warp_list(mask: int) -> list[int]:
+    return [warp for warp in range(mask.bit_length()) if mask >> warp & 1]
+
+
+@dataclass(frozen=True, slots=True)
+class Branch:
+    """The guarded last instruction of a block: a branch, or an exit that may not happen."""
+
+    instruction: Instruction
+    predicate: str
+    negated: bool
+    taken: int  # the block (or the CFG's exit node) reached when the guard holds
+    truth: tuple | None  # per warp, from the value analysis
+
+    def outcome(self, target: int) -> bool | None:
+        """The predicate's value along the edge to ``target`` (None: both ways lead there)."""
+        return (target == self.taken) != self.negated
+
+
+def branch_at_end(values: FunctionValues, block: int) -> Branch | None:
+    """The conditional branch ending ``block``, if its two edges lead to different places."""
+    graph = values.cfg
+    node = graph.blocks[block]
+    if node.end == node.start:
+        return None
+    instruction = graph.function.instructions[node.end - 1]
+    guard = instruction.guard
+    if guard is None or instruction.opcode.base not in _CONDITIONAL or type(guard.predicate) is not Register:
+        return None
+    successors = node.successors
+    if len(successors) != 2:
+        return None
+    taken = graph.exit if instruction.opcode.base != "bra" else successors[0]
+    state = values.state_before(node.end - 1)
+    truth = values.analysis.truth(guard.predicate, state) if state is not None else None
+    return Branch(instruction, guard.predicate.name, guard.negated, taken, truth)
+
+
+@dataclass(frozen=True)
+class ConditionRegisters:
+    """The registers a branch or guard condition can depend on through `setp`, `not.pred` and
+    copies: only their definitions are worth remembering (a debug build has thousands of `setp`
+    that no branch tests)."""
+
+    names: frozenset[str]
+
+    def matters(self, name: str) -> bool:
+        return name in self.names
+
+
+def condition_registers(instructions: tuple[Instruction, ...]) -> ConditionRegisters:
+    """Guard predicates, then (transitively) the registers the `setp`, `mov` and `not` that
+    write them read."""
+    definers: dict[str, list[Instruction]] = {}
+    pending: list[str] = []
+    for instruction in instructions:
+        if instruction.guard is not None and type(instruction.guard.predicate) is Register:
+            pending.append(instruction.guard.predicate.name)
+        if instruction.opcode.base in ("setp", "mov", "not") and instruction.guard is None:
+            for name in written_registers(instruction):
+                definers.setdefault(name, []).append(instruction)
+    names: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name in names:
+            continue
+        names.add(name)
+        for instruction in definers.get(name, ()):
+            pending.extend(register.name for operand in instruction.sources for register in registers_in(operand))
+    return ConditionRegisters(frozenset(names))
+
+
+def written_registers(instruction: Instruction) -> tuple[str, ...]:
+    found: list[str] = []
+    for operand in instruction.destinations:
+        found.extend(register.name for register in registers_in(operand))
+    return tuple(found)
+
+
+class BranchTable:
+    """The conditional branch at the end of each block, computed once."""
+
+    def __init__(self, values: FunctionValues) -> None:
+        self.values = values
+        self.warp_count = values.warp_count
+        self._branches = {block: branch_at_end(values, block) for block in values.cfg.reverse_post_order}
+
+    @functools.cached_property
+    def condition_registers(self) -> ConditionRegisters:
+        """The registers branch conditions depend on (shared by the path-sensitive analyses)."""
+        return condition_registers(self.values.cfg.function.instructions)
+
+    @functools.cached_property
+    def written(self) -> list[tuple[str, ...]]:
+        """The registers each instruction writes, by instruction index."""
+        return [written_registers(instruction) for instruction in self.values.cfg.function.instructions]
+
+    @functools.cached_property
+    def defines(self) -> list[bool]:
+        """Whether each instruction writes a register some branch condition depends on."""
+        relevant = self.condition_registers.names
+        return [any(name in relevant for name in written) for written in self.written]
+
+    def branch(self, block: int) -> Branch | None:
+        return self._branches.get(block)
+
+    def guard_truth(self, index: int, instruction: Instruction) -> tuple | None:
+        state = self.values.state_before(index)
+        if state is None or instruction.guard is None:
+            return None
+        return self.values.analysis.truth(instruction.guard.predicate, state)
+
+
+class Roles:
+    """Forward analysis: the set of warps that may reach each block."""
+
+    def __init__(self, branches: BranchTable) -> None:
+        self.branches = branches
+        self.everyone = all_warps(branches.warp_count)
+
+    def bottom(self) -> int:
+        return 0
+
+    def entry(self) -> int:
+        return self.everyone
+
+    def join(self, first: int, second: int) -> int:
+        return first | second
+
+    def transfer(self, index: int, instruction: Instruction, state: int) -> int:
+        return state
+
+    def refine(self, source: int, target: int, state: int) -> int:
+        branch = self.branches.branch(source)
+        if branch is None:
+            return state
+        return state & warps_where(branch.truth, branch.outcome(target), self.branches.warp_count)
+
+
+@dataclass(frozen=True)
+class FunctionRoles:
+    branches: BranchTable
+    solution: Solution[int]
+    warp_count: int
+    warp_count_known: bool  # from `.reqntid`/`.maxntid`, not the 32-warp maximum
+
+    @property
+    def cfg(self) -> ControlFlowGraph:
+        return self.solution.cfg
+
+    @property
+    def everyone(self) -> int:
+        return all_warps(self.warp_count)
+
+    def warps_at(self, index: int, instruction: Instruction) -> int:
+        """The warps that may execute instruction ``index`` (its own guard included)."""
+        mask = self.solution.block_entry.get(self.cfg.block_of(index), 0)
+        if instruction.guard is not None:
+            mask &= warps_where(self.branches.guard_truth(index, instruction), not instruction.guard.negated, self.warp_count)
+        return mask
+
+
+def branch_table(context: ModuleContext, function: Function) -> BranchTable:
+    return BranchTable(context.function_analysis(function, function_values))
+
+
+def function_roles(context: ModuleContext, function: Function) -> FunctionRoles:
+    branches = context.function_analysis(function, branch_table)
+    solution = solve_forward(branches.values.cfg, Roles(branches))
+    _, known = warp_count_of(context, function)
+    return FunctionRoles(branches, solution, branches.warp_count, known)

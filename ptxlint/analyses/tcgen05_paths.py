@@ -1,0 +1,464 @@
+"""Path-sensitive forward analyses: the state is a small set of *path classes*, each a payload
+(what the rule tracks: pending loads, live allocations) with a :class:`PathContext` — what the
+branches taken so far say: the outcome of conditions on registers not written since, and the
+warps still possible.
+
+Two paths with the same payload merge into one class whose context keeps only what both know, so
+the number of classes is bounded by the number of distinct payloads. A branch whose condition
+contradicts a class's context (the second `if (warp == 0)` after the first one failed) removes
+that class from the edge: such a path is infeasible.
+
+Conditions are setp comparisons of integer registers and immediates in a canonical form
+(`ne` is a negated `eq`, `ge` a negated `lt`, `gt` a swapped `lt`), so `setp.ne %p3, %r1, 0`
+and a later `setp.eq %p6, %r1, 0` name the same condition. A predicate register is also a
+condition of its own (for `elect.sync` predicates, which no comparison defines); `not.pred` and
+`mov.pred` define one predicate by another, and conditions on an unchanged copy
+(`mov.b32 %r35, %r1`) are conditions on the original. Only registers some guard depends on
+(:class:`~ptxlint.analyses.roles.ConditionRegisters`) are tracked.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import deque
+from dataclasses import dataclass
+from typing import Callable, Hashable, Iterable
+
+from ptxlint.analyses.roles import Branch, BranchTable, all_warps, warps_where
+from ptxlint.cfg import ControlFlowGraph
+from ptxlint.dataflow import Solution
+from ptxlint.diagnostics import Label
+from ptxlint.ir import Immediate, Instruction, Pair, Register
+
+# More path classes than this at one point collapse into one (a safety valve, never expected).
+MAX_CLASSES = 64
+
+Condition = tuple  # ("eq" | "lt.s" | "lt.u" | "is", left, right)
+
+_RELATIONS = {
+    # relation: (canonical, swap operands, holds when the canonical condition is true)
+    "eq": ("eq", False, True), "ne": ("eq", False, False),
+    "lt": ("lt", False, True), "ge": ("lt", False, False),
+    "gt": ("lt", True, True), "le": ("lt", True, False),
+    "lo": ("lt.u", False, True), "hs": ("lt.u", False, False),
+    "hi": ("lt.u", True, True), "ls": ("lt.u", True, False),
+}
+
+
+def _operand_key(operand) -> str | int | None:
+    if type(operand) is Register:
+        return operand.name
+    if type(operand) is Immediate and type(operand.value) is int:
+        return operand.value
+    return None
+
+
+def comparison(instruction: Instruction) -> tuple[Condition, bool] | None:
+    """The canonical condition an integer `setp` computes and the predicate's value when it
+    holds, or None for float, combining and unreadable forms."""
+    modifiers = instruction.opcode.modifiers
+    sources = instruction.sources
+    if instruction.opcode.base != "setp" or len(modifiers) < 2 or len(sources) != 2:
+        return None
+    relation = _RELATIONS.get(modifiers[0])
+    kind = modifiers[-1][:1]
+    if relation is None or kind not in ("s", "u", "b"):
+        return None
+    left, right = _operand_key(sources[0]), _operand_key(sources[1])
+    if left is None or right is None:
+        return None
+    canonical, swap, polarity = relation
+    if canonical == "lt":
+        canonical = "lt.s" if kind == "s" else "lt.u"
+    if swap:
+        left, right = right, left
+    if canonical == "eq" and str(right) < str(left):
+        left, right = right, left
+    return (canonical, left, right), polarity
+
+
+@functools.lru_cache(maxsize=4096)
+def _mentioned(outcomes: frozenset, predicates: frozenset, copies: frozenset) -> frozenset[str]:
+    """Every register a context's facts depend on (frozensets cache their hashes, so the lookup
+    is cheap; contexts repeat along straight-line code)."""
+    names: set = set()
+    for (_, left, right), _ in outcomes:
+        names.update((left, right))
+    for name, (_, left, right), _ in predicates:
+        names.update((name, left, right))
+    for copy, source in copies:
+        names.update((copy, source))
+    return frozenset(name for name in names if type(name) is str)
+
+
+@functools.lru_cache(maxsize=4096)
+def _definitions(predicates: frozenset) -> dict[str, list[tuple[Condition, bool]]]:
+    """A context's predicate definitions by predicate register."""
+    found: dict[str, list[tuple[Condition, bool]]] = {}
+    for name, condition, polarity in predicates:
+        found.setdefault(name, []).append((condition, polarity))
+    return found
+
+
+def _equality(left, right) -> Condition:
+    """`left == right` in canonical operand order."""
+    return ("eq", right, left) if str(right) < str(left) else ("eq", left, right)
+
+
+def _mentions(condition: Condition, name: str) -> bool:
+    return condition[1] == name or condition[2] == name
+
+
+@dataclass(frozen=True, slots=True)
+class PathContext:
+    """What the branches on a path established: ``outcomes`` (condition, value) pairs, the
+    ``predicates`` defined by comparisons (register, condition, value when it holds) and the
+    bit mask of warps that may be on the path."""
+
+    warps: int
+    outcomes: frozenset = frozenset()
+    predicates: frozenset = frozenset()
+    copies: frozenset = frozenset()  # (register, the register it was copied from)
+
+    def merge(self, other: PathContext) -> PathContext:
+        if self == other:
+            return self
+        return PathContext(
+            self.warps | other.warps,
+            self.outcomes & other.outcomes,
+            self.predicates & other.predicates,
+            self.copies & other.copies,
+        )
+
+    def original(self, name: str | int) -> str | int:
+        """The register ``name`` is an unchanged copy of (`mov.b32 %r35, %r1`: %r1), so that
+        conditions on copies are conditions on the original."""
+        for _ in range(len(self.copies)):
+            source = next((source for copy, source in self.copies if copy == name), None)
+            if source is None:
+                break
+            name = source
+        return name
+
+    def after(self, instruction: Instruction, written: tuple[str, ...], defines: bool) -> PathContext:
+        """Forget what the instruction's writes invalidate; when ``defines`` (a branch condition
+        can depend on what it writes), remember what a `setp`, `mov` or `not` defines."""
+        if not defines:
+            return self  # facts only mention registers conditions depend on: none written here
+        context = self
+        if self.outcomes or self.predicates or self.copies:
+            if not _mentioned(self.outcomes, self.predicates, self.copies).isdisjoint(written):
+                context = self._forget(written)
+        base = instruction.opcode.base
+        if base == "setp":
+            context = context._define(instruction)
+        elif (base == "mov" or base == "not") and instruction.guard is None and len(instruction.operands) == 2:
+            context = context._copy(instruction)
+        return context
+
+    def assume(self, predicate: str, value: bool, truth: tuple | None, warp_count: int) -> PathContext | None:
+        """This context on a path where ``predicate`` is ``value``; None if that is infeasible."""
+        warps = self.warps & warps_where(truth, value, warp_count)
+        if not warps:
+            return None
+        outcomes = self.outcomes
+        pending = [(("is", predicate, None), value)]
+        while pending:
+            condition, holds = pending.pop()
+            if (condition, holds) in outcomes:
+                continue
+            if _contradicts(outcomes, condition, holds):
+                return None
+            outcomes = outcomes | {(condition, holds)}
+            if condition[0] == "is":
+                # Follow what defined the predicate: `not.pred %p2, %p1` and `setp.eq %p1, %r1, 0`.
+                pending.extend(
+                    (definition, holds == polarity)
+                    for definition, polarity in _definitions(self.predicates).get(condition[1], ())
+                )
+        return PathContext(warps, outcomes, self.predicates, self.copies)
+
+    def _forget(self, written: tuple[str, ...]) -> PathContext:
+        outcomes = frozenset(
+            (condition, holds) for condition, holds in self.outcomes
+            if not any(_mentions(condition, name) for name in written)
+        )
+        predicates = frozenset(
+            entry for entry in self.predicates
+            if entry[0] not in written and not any(_mentions(entry[1], name) for name in written)
+        )
+        copies = frozenset(pair for pair in self.copies if pair[0] not in written and pair[1] not in written)
+        return PathContext(self.warps, outcomes, predicates, copies)
+
+    def _copy(self, instruction: Instruction) -> PathContext:
+        """`mov.pred p, 1` makes a known outcome; `mov.pred q, p` and `not.pred q, p` define
+        ``q`` by ``p`` (nvcc carries "this warp allocated" in such a predicate); `mov r, 5`
+        makes `r == 5` known."""
+        destination, source = instruction.operands
+        if type(destination) is not Register:
+            return self
+        positive = instruction.opcode.base == "mov"
+        if "pred" in instruction.opcode.modifiers:
+            if type(source) is Immediate and type(source.value) is int:
+                fact = (("is", destination.name, None), bool(source.value) == positive)
+                return PathContext(self.warps, self.outcomes | {fact}, self.predicates, self.copies)
+            if type(source) is Register:
+                definition = (destination.name, ("is", source.name, None), positive)
+                return PathContext(self.warps, self.outcomes, self.predicates | {definition}, self.copies)
+            return self
+        if not positive:
+            return self
+        if type(source) is Register and source.name != destination.name:
+            copy = (destination.name, self.original(source.name))
+            return PathContext(self.warps, self.outcomes, self.predicates, self.copies | {copy})
+        if type(source) is Immediate and type(source.value) is int:
+            condition = _equality(destination.name, source.value)
+            return PathContext(self.warps, self.outcomes | {(condition, True)}, self.predicates, self.copies)
+        return self
+
+    def _define(self, instruction: Instruction) -> PathContext:
+        found = comparison(instruction)
+        if found is None or instruction.guard is not None:
+            return self
+        condition, polarity = found
+        condition = (condition[0], self.original(condition[1]), self.original(condition[2]))
+        if condition[0] == "eq":
+            condition = _equality(condition[1], condition[2])
+        destination = instruction.destinations[0] if instruction.destinations else None
+        definitions = []
+        if type(destination) is Register:
+            definitions.append((destination.name, condition, polarity))
+        elif type(destination) is Pair:
+            for operand, value in ((destination.first, polarity), (destination.second, not polarity)):
+                if type(operand) is Register:
+                    definitions.append((operand.name, condition, value))
+        if not definitions:
+            return self
+        return PathContext(self.warps, self.outcomes, self.predicates | frozenset(definitions), self.copies)
+
+
+def _contradicts(outcomes: frozenset, condition: Condition, holds: bool) -> bool:
+    if (condition, not holds) in outcomes:
+        return True
+    if condition[0] != "eq" or not holds:
+        return False
+    # x == a and x == b with different constants a and b cannot both hold.
+    variable, constant = (condition[1], condition[2]) if type(condition[2]) is int else (condition[2], condition[1])
+    if type(constant) is not int:
+        return False
+    for (relation, left, right), known in outcomes:
+        if not known or relation != "eq":
+            continue
+        other = right if left == variable else left if right == variable else None
+        if type(other) is int and other != constant:
+            return True
+    return False
+
+
+PathState = frozenset  # of (payload, PathContext), one context per payload
+
+
+class PathSensitiveAnalysis:
+    """The lattice and edge refinement shared by the tcgen05 analyses. Subclasses say how an
+    instruction changes a payload (:meth:`step`) and whether it does (:meth:`affects`)."""
+
+    def __init__(self, branches: BranchTable) -> None:
+        self.branches = branches
+        self.warp_count = branches.warp_count
+        self.relevant = branches.condition_registers
+        instructions = branches.values.cfg.function.instructions
+        self._written = branches.written
+        self._defines = branches.defines
+        self._affects = [self.affects(index, instruction) for index, instruction in enumerate(instructions)]
+
+    # -- what subclasses provide
+
+    def initial_payload(self) -> Hashable:
+        raise NotImplementedError
+
+    def affects(self, index: int, instruction: Instruction) -> bool:
+        raise NotImplementedError
+
+    def step(self, index: int, instruction: Instruction, payload):
+        raise NotImplementedError
+
+    def observe(self, index: int, instruction: Instruction, payload):
+        """How merely executing an instruction changes a payload (reads of registers); applied
+        to every class, guarded or not."""
+        return payload
+
+    def collapse(self, payloads: Iterable) -> Hashable:
+        """One payload standing for many (used only past :data:`MAX_CLASSES`)."""
+        raise NotImplementedError
+
+    # -- the lattice
+
+    def bottom(self) -> PathState:
+        return frozenset()
+
+    def entry(self) -> PathState:
+        return frozenset({(self.initial_payload(), PathContext(all_warps(self.warp_count)))})
+
+    def join(self, first: PathState, second: PathState) -> PathState:
+        if not first:
+            return second
+        if not second or first == second:
+            return first
+        classes = dict(first)
+        for payload, context in second:
+            known = classes.get(payload)
+            classes[payload] = context if known is None else known.merge(context)
+        return self._bounded(classes)
+
+    def transfer(self, index: int, instruction: Instruction, state: PathState) -> PathState:
+        if not state:
+            return state
+        defines = self._defines[index]
+        affects = self._affects[index]
+        if not defines and not affects and not self._observing(state):
+            return state  # it writes nothing a condition depends on: no fact changes
+        written = self._written[index]
+        classes: dict = {}
+        changed = False
+        for payload, context in state:
+            if affects and instruction.guard is not None:
+                self._guarded_step(index, instruction, self._observed(index, instruction, payload), context, written, classes)
+                changed = True
+                continue
+            new_payload = self._observed(index, instruction, payload)
+            if affects:
+                new_payload = self.step(index, instruction, new_payload)
+            new_context = context.after(instruction, written, defines)
+            changed = changed or new_payload is not payload or new_context is not context
+            _add(classes, new_payload, new_context)
+        return self._bounded(classes) if changed else state
+
+    def _observed(self, index: int, instruction: Instruction, payload):
+        return self.observe(index, instruction, payload) if payload else payload
+
+    def observing(self, payload) -> bool:
+        """Whether :meth:`observe` may change ``payload``."""
+        return False
+
+    def _observing(self, state: PathState) -> bool:
+        return any(self.observing(payload) for payload, _ in state)
+
+    def refine(self, source: int, target: int, state: PathState) -> PathState:
+        branch = self.branches.branch(source)
+        if branch is None or not state:
+            return state
+        return self.assume_branch(branch, target, state)
+
+    def assume_branch(self, branch: Branch, target: int, state: PathState) -> PathState:
+        value = branch.outcome(target)
+        classes: dict = {}
+        for payload, context in state:
+            assumed = context.assume(branch.predicate, value, branch.truth, self.warp_count)
+            if assumed is not None:
+                _add(classes, payload, assumed)
+        return frozenset(classes.items())
+
+    def assume_guard(self, index: int, instruction: Instruction, state: PathState) -> PathState:
+        """The classes in which a guarded instruction executes."""
+        guard = instruction.guard
+        if guard is None or type(guard.predicate) is not Register:
+            return state
+        truth = self.branches.guard_truth(index, instruction)
+        classes: dict = {}
+        for payload, context in state:
+            assumed = context.assume(guard.predicate.name, not guard.negated, truth, self.warp_count)
+            if assumed is not None:
+                _add(classes, payload, assumed)
+        return frozenset(classes.items())
+
+    # -- internals
+
+    def _guarded_step(self, index, instruction, payload, context, written, classes) -> None:
+        """A guarded instruction splits a class: it executes where the guard holds."""
+        defines = self._defines[index]
+        guard = instruction.guard
+        if type(guard.predicate) is not Register:
+            _add(classes, self.step(index, instruction, payload), context.after(instruction, written, defines))
+            return
+        truth = self.branches.guard_truth(index, instruction)
+        name = guard.predicate.name
+        executes = context.assume(name, not guard.negated, truth, self.warp_count)
+        skips = context.assume(name, guard.negated, truth, self.warp_count)
+        if executes is not None:
+            _add(classes, self.step(index, instruction, payload), executes.after(instruction, written, defines))
+        if skips is not None:
+            _add(classes, payload, skips.after(instruction, written, defines))
+
+    def _bounded(self, classes: dict) -> PathState:
+        if len(classes) <= MAX_CLASSES:
+            return frozenset(classes.items())
+        contexts = list(classes.values())
+        merged = contexts[0]
+        for context in contexts[1:]:
+            merged = merged.merge(context)
+        return frozenset({(self.collapse(classes.keys()), merged)})
+
+
+def _add(classes: dict, payload, context: PathContext) -> None:
+    known = classes.get(payload)
+    classes[payload] = context if known is None else known.merge(context)
+
+
+# ----------------------------------------------------------------------------- witnesses
+
+
+def witness_path(
+    cfg: ControlFlowGraph,
+    analysis: PathSensitiveAnalysis,
+    solution: Solution[PathState],
+    origin: int,
+    end_block: int,
+    holds: Callable[[object], bool],
+    passable: Callable[[int], bool] = lambda block: True,
+) -> list[tuple[int, int]] | None:
+    """Edges (source, target) of a path from the block of instruction ``origin`` to
+    ``end_block`` along which some path class satisfying ``holds`` flows, through blocks that
+    are ``passable``: searched backwards from the end, so every edge is one the analysis found
+    feasible."""
+    origin_block = cfg.block_of(origin)
+    next_edge: dict[int, tuple[int, int]] = {}
+    visited = {end_block}
+    queue = deque([end_block])
+    while queue:
+        block = queue.popleft()
+        for predecessor in cfg.predecessors(block):
+            if predecessor not in solution.block_exit:
+                continue
+            flowing = analysis.refine(predecessor, block, solution.block_exit[predecessor])
+            if not any(holds(payload) for payload, _ in flowing):
+                continue
+            if predecessor == origin_block:
+                return [(predecessor, block)] + _edges_to_end(block, end_block, next_edge)
+            if predecessor not in visited and passable(predecessor):
+                visited.add(predecessor)
+                next_edge[predecessor] = (predecessor, block)
+                queue.append(predecessor)
+    return None
+
+
+def _edges_to_end(block: int, end_block: int, next_edge: dict[int, tuple[int, int]]) -> list[tuple[int, int]]:
+    edges = []
+    while block != end_block:
+        edge = next_edge[block]
+        edges.append(edge)
+        block = edge[1]
+    return edges
+
+
+def branch_labels(cfg: ControlFlowGraph, branches: BranchTable, edges: list[tuple[int, int]]) -> list[Label]:
+    """One witness step per conditional branch on the path, saying which way it went."""
+    labels = []
+    for source, target in edges:
+        branch = branches.branch(source)
+        if branch is None:
+            continue
+        taken = target == branch.taken
+        guard = f"{'!' if branch.negated else ''}{branch.predicate}"
+        verb = "taken" if taken else "not taken"
+        labels.append(Label(branch.instruction.span, f"branch on `{guard}` {verb}"))
+    return labels

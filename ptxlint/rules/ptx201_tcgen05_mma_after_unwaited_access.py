@@ -1,0 +1,205 @@
+"""## What it does
+Reports a `tcgen05.mma` (any variant), `tcgen05.cp` or `tcgen05.shift` that a thread can reach
+while a `tcgen05.ld` it issued has not been waited for with `tcgen05.wait::ld`, or a
+`tcgen05.st` with `tcgen05.wait::st`. Paths follow branches and loop back edges: a wait on one
+branch only, or a load at the bottom of a loop whose top issues the MMA, is found. Branches on
+the same condition are correlated, and accesses whose TMEM columns provably differ are not
+reported. The finding shows the pending access and the branches of the path.
+
+## Why is this bad?
+`tcgen05.ld` and `tcgen05.st` are asynchronous, and the tensor core does not order them before a
+later MMA, copy or shift of the same thread (PTX ISA §9.7.16.6: ld → mma and st → mma are not
+pipelined). The MMA can overwrite the accumulator before the load has read it, or read TMEM
+before the store has written it. This is the case `tcgen05.wait` exists for; the result is
+silently wrong numbers, not a fault.
+
+## Example
+```ptx
+.version 8.6
+.target sm_100a
+.address_size 64
+.shared .align 4 .b32 slot;
+.visible .entry kernel(.param .u64 desc)
+.reqntid 32
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<2>;
+	.reg .pred %p<2>;
+	ld.param.u64 %rd1, [desc];
+	tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 128;
+	ld.shared.u32 %r1, [slot];
+	mov.b32 %r3, 136316048;
+	tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r2}, [%r1];
+	setp.ne.b32 %p1, %r2, 0;
+	tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd1, %r3, %p1;
+	tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r1, 128;
+	ret;
+}
+```
+
+## Use instead
+```ptx
+.version 8.6
+.target sm_100a
+.address_size 64
+.shared .align 4 .b32 slot;
+.visible .entry kernel(.param .u64 desc)
+.reqntid 32
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<2>;
+	.reg .pred %p<2>;
+	ld.param.u64 %rd1, [desc];
+	tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 128;
+	ld.shared.u32 %r1, [slot];
+	mov.b32 %r3, 136316048;
+	tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r2}, [%r1];
+	tcgen05.wait::ld.sync.aligned;
+	setp.ne.b32 %p1, %r2, 0;
+	tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd1, %r3, %p1;
+	tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r1, 128;
+	ret;
+}
+```
+
+## Exceptions
+Reading the loaded registers does not replace the wait: a register dependency orders the
+registers, not the TMEM accesses. An access whose columns are provably disjoint from the MMA's
+(same allocation, known offsets, the MMA's N from a constant instruction descriptor or at most
+256) is not reported. A call to a function that waits counts as a wait; a call to a function
+whose body is not in the module is assumed to wait. Accesses issued in a callee are not followed
+into the caller. Kernels that never allocate tensor memory (themselves or through a call) are
+not checked: their TMEM accesses are undefined anyway, and such code is a fragment or a test.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+from ptxlint.analyses.roles import warp_list
+from ptxlint.analyses.tcgen05 import (
+    FunctionState,
+    Pending,
+    function_state,
+    issues_tmem_accesses,
+    pending_items,
+    works_on_allocated_tmem,
+)
+from ptxlint.analyses.tcgen05_paths import branch_labels, witness_path
+from ptxlint.analyses.tmem_footprint import disjoint, footprint
+from ptxlint.context import ModuleContext
+from ptxlint.diagnostics import Diagnostic, Label, Severity
+from ptxlint.dataflow import instruction_states
+from ptxlint.ir import Function, Instruction
+from ptxlint.isa.tcgen05 import TENSOR_CORE_OPERATIONS, operation
+from ptxlint.rules.base import Rule
+
+
+def check(context: ModuleContext) -> Iterable[Diagnostic]:
+    for function in context.module.functions:
+        if (
+            function.has_body
+            and issues_tmem_accesses(function)
+            and _issues_tensor_core_operations(function)
+            and works_on_allocated_tmem(context, function)
+        ):
+            yield from _check_function(context, function)
+
+
+def _issues_tensor_core_operations(function: Function) -> bool:
+    return any(_is_tensor_core_operation(instruction) for instruction in function.instructions)
+
+
+def _is_tensor_core_operation(instruction: Instruction) -> bool:
+    return operation(instruction.opcode.base, instruction.opcode.modifiers) in TENSOR_CORE_OPERATIONS
+
+
+def _check_function(context: ModuleContext, function: Function) -> Iterator[Diagnostic]:
+    pending = context.function_analysis(function, function_state)
+    graph = pending.solution.cfg
+    blocks = sorted({graph.block_of(index) for index, instruction in enumerate(function.instructions) if _is_tensor_core_operation(instruction)})
+    for block in blocks:
+        if not _may_have_pending(pending, block):
+            continue
+        for index, instruction, before, _ in instruction_states(pending.solution, pending.analysis, block):
+            if not _is_tensor_core_operation(instruction):
+                continue
+            state = pending.analysis.assume_guard(index, instruction, before)
+            hazards = [
+                item for item, warps in sorted(pending_items(state).items(), key=lambda entry: entry[0].index)
+                if not _provably_disjoint(pending, item, warps, index, instruction)
+            ]
+            if hazards:
+                yield _report(pending, function, index, instruction, hazards)
+
+
+def _provably_disjoint(pending: FunctionState, item: Pending, warps: int, index: int, instruction: Instruction) -> bool:
+    values = pending.analysis.branches.values
+    access = pending.analysis.function.instructions[item.index]
+    for warp in warp_list(warps):
+        if not disjoint(footprint(values, item.index, access, warp), footprint(values, index, instruction, warp)):
+            return False
+    return warps != 0
+
+
+def _may_have_pending(pending: FunctionState, block: int) -> bool:
+    """Cheap filter: a reachable block entered with an access in flight, or issuing one."""
+    entry = pending.solution.block_entry.get(block)
+    if entry is None:
+        return False
+    if any(payload.pending for payload, _ in entry):
+        return True
+    instructions = pending.analysis.function.instructions
+    return any(
+        operation(instructions[index].opcode.base, instructions[index].opcode.modifiers) in ("ld", "st")
+        for index in pending.solution.cfg.blocks[block].instruction_indices
+    )
+
+
+def _report(pending: FunctionState, function: Function, index: int, instruction: Instruction, hazards: list[Pending]) -> Diagnostic:
+    name = _name(instruction)
+    first = hazards[0]
+    access = function.instructions[first.index]
+    wait = "tcgen05.wait::ld" if first.kind == "ld" else "tcgen05.wait::st"
+    labels = [
+        Label(function.instructions[item.index].span, f"`tcgen05.{item.kind}` issued here is not waited for")
+        for item in hazards
+    ]
+    return RULE.diagnostic(
+        instruction.opcode_span,
+        f"`{name}` can start while the `tcgen05.{first.kind}` on line {access.span.line} is pending: "
+        f"no `{wait}` on the path between them",
+        labels=labels,
+        witness=_witness(pending, first, index, instruction),
+    )
+
+
+def _witness(pending: FunctionState, item: Pending, index: int, instruction: Instruction) -> list[Label]:
+    graph = pending.solution.cfg
+    access = pending.analysis.function.instructions[item.index]
+    steps = [Label(access.span, f"`tcgen05.{item.kind}` issued")]
+    same_block = graph.block_of(item.index) == graph.block_of(index) and item.index < index
+    if not same_block:
+        edges = witness_path(
+            graph, pending.analysis, pending.solution, item.index, graph.block_of(index),
+            lambda payload: any(entry.index == item.index for entry in payload.pending),
+        )
+        steps += branch_labels(graph, pending.analysis.branches, edges or [])
+    steps.append(Label(instruction.span, f"`{_name(instruction)}` issued before the wait"))
+    return steps
+
+
+def _name(instruction: Instruction) -> str:
+    return f"tcgen05.{instruction.opcode.modifiers[0]}"
+
+
+RULE = Rule(
+    code="PTX201",
+    name="tcgen05-mma-after-unwaited-access",
+    severity=Severity.ERROR,
+    summary="A tcgen05 MMA, copy or shift that can overtake the thread's pending `tcgen05.ld`/`st`",
+    docs=__doc__ or "",
+    check=check,
+    tags=("correctness", "tcgen05", "memory-ordering"),
+    precision="high",
+)

@@ -1,0 +1,246 @@
+"""## What it does
+Reports a point where a thread hands tensor memory over to other threads, frees it or exits while
+a `tcgen05.ld` or `tcgen05.st` it issued may still be in flight: an `mbarrier.arrive` (any form,
+including `expect_tx` and `cp.async.mbarrier.arrive`), `tcgen05.commit`, `bar.sync`/`bar.arrive`/
+`bar.red`, `barrier.*`, `barrier.cluster.arrive`, a release store, a reduction or atomic,
+`tcgen05.dealloc`, `exit`, or the kernel's `ret`. Each such point is reported once, with the
+pending accesses as related locations.
+
+## Why is this bad?
+The other side of the hand-off (the MMA warp waiting on the mbarrier, the warp that deallocates
+after the barrier) assumes the TMEM is free. Without `tcgen05.wait::ld` (`::st`) before the
+signal, the asynchronous access may still be running when the MMA overwrites the accumulator or
+the columns are deallocated and given to someone else: the canonical sequence is
+`ld; wait::ld; fence::before_thread_sync; arrive` (PTX ISA §9.7.16.6.4). Exiting with accesses
+in flight is undefined behaviour.
+
+## Example
+```ptx
+.version 8.6
+.target sm_100a
+.address_size 64
+.shared .align 4 .b32 slot;
+.shared .align 8 .b64 empty_bar;
+.visible .entry kernel()
+.reqntid 32
+{
+	.reg .b32 %r<4>;
+	tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;
+	ld.shared.u32 %r1, [slot];
+	tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r2, %r3}, [%r1];
+	tcgen05.fence::before_thread_sync;
+	mbarrier.arrive.shared::cta.b64 _, [empty_bar];
+	tcgen05.wait::ld.sync.aligned;
+	tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r1, 32;
+	ret;
+}
+```
+
+## Use instead
+```ptx
+.version 8.6
+.target sm_100a
+.address_size 64
+.shared .align 4 .b32 slot;
+.shared .align 8 .b64 empty_bar;
+.visible .entry kernel()
+.reqntid 32
+{
+	.reg .b32 %r<4>;
+	tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;
+	ld.shared.u32 %r1, [slot];
+	tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r2, %r3}, [%r1];
+	tcgen05.wait::ld.sync.aligned;
+	tcgen05.fence::before_thread_sync;
+	mbarrier.arrive.shared::cta.b64 _, [empty_bar];
+	tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r1, 32;
+	ret;
+}
+```
+
+## Exceptions
+A `tcgen05.ld` all of whose destination registers have been read before the hand-off has
+completed (its values cannot exist earlier), so it is not reported. `bar.warp.sync` and weak
+stores hand nothing over. A call to a function that waits counts as a wait; a call to a function
+whose body is not in the module is assumed to wait. A `.func`'s `ret` is not an exit. Kernels
+that never allocate tensor memory (themselves or through a call) are not checked. Only the first
+hand-off on a path after the access is reported: the barriers and atomics that follow it repeat
+the same finding.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+from ptxlint.analyses.tcgen05 import (
+    FunctionState,
+    Pending,
+    function_state,
+    issues_tmem_accesses,
+    pending_items,
+    works_on_allocated_tmem,
+)
+from ptxlint.context import ModuleContext
+from ptxlint.dataflow import instruction_states
+from ptxlint.diagnostics import Diagnostic, Label, Severity
+from ptxlint.ir import Function, Instruction
+from ptxlint.isa.tcgen05 import operation
+from ptxlint.rules.base import Rule
+
+# Bases whose every form publishes this thread's earlier memory effects to others.
+_ALWAYS = frozenset({"atom", "red", "exit"})
+
+
+def hand_off(instruction: Instruction, in_kernel: bool) -> str | None:
+    """What kind of hand-off an instruction is (for the message), or None."""
+    opcode = instruction.opcode
+    base, modifiers = opcode.base, opcode.modifiers
+    first = modifiers[0] if modifiers else ""
+    if base in _ALWAYS:
+        return f"`{base}`"
+    if base == "ret":
+        return "the kernel's `ret`" if in_kernel else None
+    if base == "mbarrier" and first.startswith("arrive"):
+        return "`mbarrier.arrive`"
+    if base == "cp" and "mbarrier" in modifiers and "arrive" in modifiers:
+        return "`cp.async.mbarrier.arrive`"
+    if base == "tcgen05" and first in ("commit", "dealloc"):
+        return f"`tcgen05.{first}`"
+    if base == "bar" and first != "warp":
+        return f"`bar.{first}`" if first else "`bar`"
+    if base == "barrier" and first != "warp":
+        if first == "cluster":
+            return "`barrier.cluster.arrive`" if "arrive" in modifiers else None
+        return "`barrier`"
+    if base == "st" and "release" in modifiers:
+        return "a release store"
+    return None
+
+
+def check(context: ModuleContext) -> Iterable[Diagnostic]:
+    for function in context.module.functions:
+        if function.has_body and issues_tmem_accesses(function) and works_on_allocated_tmem(context, function):
+            yield from _check_function(context, function)
+
+
+def _check_function(context: ModuleContext, function: Function) -> Iterator[Diagnostic]:
+    events = [index for index, instruction in enumerate(function.instructions) if hand_off(instruction, function.is_kernel)]
+    if not events:
+        return
+    pending = context.function_analysis(function, function_state)
+    graph = pending.solution.cfg
+    first_hand_offs = FirstHandOffs(pending, frozenset(events))
+    for block in sorted({graph.block_of(index) for index in events}):
+        if not _may_have_pending(pending, block):
+            continue
+        for index, instruction, before, _ in instruction_states(pending.solution, pending.analysis, block):
+            kind = hand_off(instruction, function.is_kernel)
+            if kind is None:
+                continue
+            state = pending.analysis.assume_guard(index, instruction, before)
+            in_flight = sorted(
+                (
+                    item for item in pending_items(state)
+                    if not item.values_consumed and first_hand_offs.first(item, index)
+                ),
+                key=lambda item: item.index,
+            )
+            if in_flight:
+                yield _report(function, instruction, kind, in_flight)
+
+
+class FirstHandOffs:
+    """Which hand-offs an access can reach through no other hand-off. Later hand-offs repeat the
+    first one's finding (a stream of atomics after a barrier), so only the first along a path is
+    reported. Per access, one forward search over the blocks it stays in flight through."""
+
+    def __init__(self, pending: FunctionState, hand_offs: frozenset[int]) -> None:
+        self.pending = pending
+        self.hand_offs = hand_offs
+        self._reached: dict[int, frozenset[int]] = {}
+
+    def first(self, item: Pending, index: int) -> bool:
+        graph = self.pending.solution.cfg
+        block = graph.block_of(index)
+        issued_before = graph.block_of(item.index) == block and item.index < index
+        since = item.index + 1 if issued_before else graph.blocks[block].start
+        if self._any_hand_off(since, index):
+            return False
+        return issued_before or block in self._reached_blocks(item)
+
+    def _reached_blocks(self, item: Pending) -> frozenset[int]:
+        """Blocks entered with ``item`` in flight and no hand-off since it was issued."""
+        known = self._reached.get(item.index)
+        if known is not None:
+            return known
+        graph = self.pending.solution.cfg
+        origin = graph.block_of(item.index)
+        reached: set[int] = set()
+        frontier = [] if self._any_hand_off(item.index + 1, graph.blocks[origin].end) else [origin]
+        while frontier:
+            block = frontier.pop()
+            for successor in graph.successors(block):
+                if successor == graph.exit or successor in reached or not self._flows(item, block, successor):
+                    continue
+                reached.add(successor)
+                node = graph.blocks[successor]
+                if not self._any_hand_off(node.start, node.end):
+                    frontier.append(successor)
+        self._reached[item.index] = frozenset(reached)
+        return self._reached[item.index]
+
+    def _flows(self, item: Pending, source: int, target: int) -> bool:
+        state = self.pending.solution.block_exit.get(source)
+        if not state:
+            return False
+        flowing = self.pending.analysis.refine(source, target, state)
+        return any(
+            entry.index == item.index and not entry.values_consumed
+            for payload, _ in flowing
+            for entry in payload.pending
+        )
+
+    def _any_hand_off(self, start: int, stop: int) -> bool:
+        return any(position in self.hand_offs for position in range(start, stop))
+
+
+def _may_have_pending(pending: FunctionState, block: int) -> bool:
+    """Cheap filter: a reachable block entered with an access in flight, or issuing one."""
+    entry = pending.solution.block_entry.get(block)
+    if entry is None:
+        return False
+    if any(payload.pending for payload, _ in entry):
+        return True
+    instructions = pending.analysis.function.instructions
+    return any(
+        operation(instructions[index].opcode.base, instructions[index].opcode.modifiers) in ("ld", "st")
+        for index in pending.solution.cfg.blocks[block].instruction_indices
+    )
+
+
+def _report(function: Function, instruction: Instruction, kind: str, in_flight: list[Pending]) -> Diagnostic:
+    first = in_flight[0]
+    access = function.instructions[first.index]
+    wait = "tcgen05.wait::ld" if first.kind == "ld" else "tcgen05.wait::st"
+    labels = [
+        Label(function.instructions[item.index].span, f"`tcgen05.{item.kind}` still in flight")
+        for item in in_flight
+    ]
+    return RULE.diagnostic(
+        instruction.opcode_span,
+        f"{kind} while the `tcgen05.{first.kind}` on line {access.span.line} may be in flight: "
+        f"`{wait}` first",
+        labels=labels,
+    )
+
+
+RULE = Rule(
+    code="PTX202",
+    name="tmem-released-before-wait",
+    severity=Severity.ERROR,
+    summary="Tensor memory handed over, freed or abandoned with a `tcgen05.ld`/`st` in flight",
+    docs=__doc__ or "",
+    check=check,
+    tags=("correctness", "tcgen05", "memory-ordering"),
+    precision="high",
+)

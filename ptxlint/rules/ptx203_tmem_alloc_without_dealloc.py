@@ -1,0 +1,184 @@
+"""## What it does
+Reports a `tcgen05.alloc` from which the kernel can reach its end without a `tcgen05.dealloc`.
+Only feasible paths count: branches on the same condition, or on conditions over the warp index
+that agree, are correlated, so allocating under `warp == 0` and freeing under a second test of
+`warp == 0` is correct. The finding shows the branches of an offending path.
+
+## Why is this bad?
+Everything a CTA allocates in tensor memory must be deallocated before the kernel exits (PTX ISA
+§9.7.16.1). A leaked allocation is undefined behaviour; in practice a later CTA on the same SM
+can block forever in its own `tcgen05.alloc`, which shows up as a hang far from the bug.
+
+## Example
+```ptx
+.version 8.6
+.target sm_100a
+.address_size 64
+.shared .align 4 .b32 slot;
+.visible .entry kernel(.param .u32 n)
+.reqntid 128
+{
+	.reg .b32 %r<3>;
+	.reg .pred %p<2>;
+	ld.param.u32 %r1, [n];
+	tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;
+	ld.shared.u32 %r2, [slot];
+	setp.eq.s32 %p1, %r1, 0;
+	@%p1 bra DONE;
+	tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r2, 32;
+DONE:
+	ret;
+}
+```
+
+## Use instead
+```ptx
+.version 8.6
+.target sm_100a
+.address_size 64
+.shared .align 4 .b32 slot;
+.visible .entry kernel(.param .u32 n)
+.reqntid 128
+{
+	.reg .b32 %r<3>;
+	.reg .pred %p<2>;
+	ld.param.u32 %r1, [n];
+	tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;
+	ld.shared.u32 %r2, [slot];
+	tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r2, 32;
+	ret;
+}
+```
+
+## Exceptions
+Any `tcgen05.dealloc` counts, whatever its address and column count. An allocation that a thread
+which does not hold it deallocates (another warp owns the teardown, as in CUTLASS's attention
+kernels) is not reported for the allocating thread's exit. A call to a function that
+deallocates counts as a dealloc, one to a function that allocates as an alloc, and one to a
+function whose body is not in the module is assumed to deallocate. Paths that end in `trap` are
+not reported. Only kernels are checked: a `.func` may hand its allocation back to its caller.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+from ptxlint.analyses.tcgen05 import (
+    FunctionState,
+    callee_operations,
+    called_operations,
+    function_state,
+    live_allocations,
+    tcgen05_operations,
+)
+from ptxlint.analyses.tcgen05_paths import branch_labels, witness_path
+from ptxlint.callgraph import callee_name
+from ptxlint.context import ModuleContext
+from ptxlint.dataflow import instruction_states
+from ptxlint.diagnostics import Diagnostic, Label, Severity
+from ptxlint.ir import Function
+from ptxlint.isa.tcgen05 import operation
+from ptxlint.rules.base import Rule
+
+
+def check(context: ModuleContext) -> Iterable[Diagnostic]:
+    for kernel in context.module.kernels:
+        if _allocates(context, kernel):
+            yield from _check_kernel(context, kernel)
+
+
+def _allocates(context: ModuleContext, kernel: Function) -> bool:
+    if "alloc" in tcgen05_operations(kernel):
+        return True
+    if not any(instruction.opcode.base == "call" for instruction in kernel.instructions):
+        return False
+    return "alloc" in callee_operations(context).get(kernel.name, frozenset())
+
+
+def _check_kernel(context: ModuleContext, kernel: Function) -> Iterator[Diagnostic]:
+    allocations = context.function_analysis(kernel, function_state)
+    graph = allocations.solution.cfg
+    leaks: dict[int, int] = {}  # allocation → the exiting block of the first path found
+    for block in graph.predecessors(graph.exit):
+        for allocation in _live_at_exit(allocations, block):
+            leaks.setdefault(allocation, block)
+    if not leaks:
+        return
+    freed_by_others = _freed_by_others(allocations)
+    for allocation, block in sorted(leaks.items()):
+        if allocation not in freed_by_others:
+            yield _report(context, allocations, kernel, allocation, block)
+
+
+def _freed_by_others(allocations: FunctionState) -> frozenset[int]:
+    """Allocations some thread that does not hold them deallocates: ownership passes to another
+    warp (CUTLASS's FMHA allocates in the MMA warp and frees in the correction warps), so the
+    allocating thread's own exit is no leak."""
+    analysis, solution = allocations.analysis, allocations.solution
+    graph = solution.cfg
+    instructions = graph.function.instructions
+    deallocations = [index for index, instruction in enumerate(instructions) if _deallocates(analysis, index, instruction)]
+    held_elsewhere: set[int] = set()
+    everything = frozenset(index for index, instruction in enumerate(instructions) if analysis.affects(index, instruction))
+    for block in sorted({graph.block_of(index) for index in deallocations}):
+        if block not in solution.block_entry:
+            continue
+        for index, instruction, before, _ in instruction_states(solution, analysis, block):
+            if index not in deallocations:
+                continue
+            for payload, _ in analysis.assume_guard(index, instruction, before):
+                held_elsewhere.update(everything - payload.allocations)
+    return frozenset(held_elsewhere)
+
+
+def _deallocates(analysis, index: int, instruction) -> bool:
+    if instruction.opcode.base == "call":
+        return "dealloc" in (called_operations(instruction, analysis.summaries) or frozenset())
+    return operation(instruction.opcode.base, instruction.opcode.modifiers) == "dealloc"
+
+
+def _live_at_exit(allocations: FunctionState, block: int) -> frozenset[int]:
+    """The allocations some feasible path class still holds when leaving ``block`` for the end."""
+    graph = allocations.solution.cfg
+    state = allocations.solution.block_exit.get(block)
+    if not state:
+        return frozenset()
+    node = graph.blocks[block]
+    if node.end > node.start and graph.function.instructions[node.end - 1].opcode.base == "trap":
+        return frozenset()
+    return live_allocations(allocations.analysis.refine(block, graph.exit, state))
+
+
+def _report(context: ModuleContext, allocations: FunctionState, kernel: Function, allocation: int, block: int) -> Diagnostic:
+    graph = allocations.solution.cfg
+    instruction = kernel.instructions[allocation]
+    exit_instruction = kernel.instructions[graph.blocks[block].end - 1] if graph.blocks[block].end > graph.blocks[block].start else None
+    notes = ()
+    if instruction.opcode.base == "call":
+        notes = (f"`{callee_name(instruction)}` allocates tensor memory",)
+    steps = [Label(instruction.span, "tensor memory allocated")]
+    same_block = graph.block_of(allocation) == block
+    if not same_block:
+        edges = witness_path(graph, allocations.analysis, allocations.solution, allocation, block, lambda payload: allocation in payload.allocations)
+        steps += branch_labels(graph, allocations.analysis.branches, edges or [])
+    end = exit_instruction.span if exit_instruction is not None else kernel.span
+    steps.append(Label(end, "the kernel ends without `tcgen05.dealloc`"))
+    return RULE.diagnostic(
+        instruction.opcode_span,
+        f"tensor memory allocated here is not deallocated on some path to the end of kernel `{kernel.name}`",
+        labels=(Label(end, "the kernel can end here with the allocation live"),),
+        notes=notes,
+        witness=steps,
+    )
+
+
+RULE = Rule(
+    code="PTX203",
+    name="tmem-alloc-without-dealloc",
+    severity=Severity.ERROR,
+    summary="A `tcgen05.alloc` with a feasible path to the kernel's end that never deallocates",
+    docs=__doc__ or "",
+    check=check,
+    tags=("correctness", "tcgen05", "resource-leak"),
+    precision="high",
+)

@@ -1,0 +1,175 @@
+"""## What it does
+Reports a `tcgen05.ld` or `tcgen05.st` that some warp executes with an address whose lanes lie
+outside the quarter of tensor memory that warp may access: lanes 32·(w mod 4) … 32·(w mod 4)+31
+for warp w of the CTA. The address's lane field is bits 31–16; `.32x32b` touches 32 lanes from
+it, the `.16x*` shapes 16, and `.16x32bx2` also 16 at `taddr + immHalfSplitoff`. Each warp that
+can reach the instruction is evaluated on its own: the warp count comes from `.reqntid` or
+`.maxntid`, branches on the warp index narrow it, and the address is followed from
+`tcgen05.alloc` (lane 0) through arithmetic on the warp index (`(warp & 3) << 21`, shuffles of
+`%tid.x / 32`). Only proven violations are reported.
+
+## Why is this bad?
+A warp can only reach its own lane quarter with `tcgen05.ld`/`st` (PTX ISA §9.7.16.8.1). A
+warp-specialised epilogue whose warps 4–7 compute lane offsets from the warp index without
+`mod 4` addresses lanes 128 and above, or another warp's lanes: the behaviour is undefined, and
+in practice the tile comes back garbled or the kernel faults.
+
+## Example
+```ptx
+.version 8.6
+.target sm_100a
+.address_size 64
+.shared .align 4 .b32 slot;
+.visible .entry kernel()
+.reqntid 256
+{
+	.reg .b32 %r<8>;
+	.reg .pred %p<2>;
+	mov.u32 %r1, %tid.x;
+	shr.u32 %r2, %r1, 5;
+	tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;
+	ld.shared.u32 %r3, [slot];
+	setp.lt.u32 %p1, %r2, 4;
+	@%p1 bra DONE;
+	shl.b32 %r4, %r2, 21;
+	add.s32 %r5, %r3, %r4;
+	tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r6, %r7}, [%r5];
+	tcgen05.wait::ld.sync.aligned;
+DONE:
+	tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r3, 32;
+	ret;
+}
+```
+
+## Use instead
+```ptx
+.version 8.6
+.target sm_100a
+.address_size 64
+.shared .align 4 .b32 slot;
+.visible .entry kernel()
+.reqntid 256
+{
+	.reg .b32 %r<8>;
+	.reg .pred %p<2>;
+	mov.u32 %r1, %tid.x;
+	shr.u32 %r2, %r1, 5;
+	tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;
+	ld.shared.u32 %r3, [slot];
+	setp.lt.u32 %p1, %r2, 4;
+	@%p1 bra DONE;
+	and.b32 %r4, %r2, 3;
+	shl.b32 %r4, %r4, 21;
+	add.s32 %r5, %r3, %r4;
+	tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r6, %r7}, [%r5];
+	tcgen05.wait::ld.sync.aligned;
+DONE:
+	tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r3, 32;
+	ret;
+}
+```
+
+## Exceptions
+Addresses the analysis cannot follow (parameters, values loaded from memory other than the
+allocation's shared-memory slot) are never reported. An unknown value added to a TMEM address is
+taken to move only its column. Without `.reqntid`/`.maxntid` the block may have up to 32 warps;
+then only instructions that branches restrict to some warps are checked, since the kernel may be
+launched with a single warpgroup. `%warpid` is not a warp index (it can change during execution)
+and is never followed.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+from ptxlint.analyses.roles import FunctionRoles, function_roles, warp_list
+from ptxlint.analyses.tcgen05 import issues_tmem_accesses
+from ptxlint.analyses.values import TensorAddress, entry_for_warp
+from ptxlint.context import ModuleContext
+from ptxlint.diagnostics import Diagnostic, Severity
+from ptxlint.ir import Address, Function, Immediate, Instruction
+from ptxlint.isa.tcgen05 import LANE_SHIFT, SPLIT_SHAPE, accessible_lanes, data_movement_shape, lanes_touched, operation
+from ptxlint.rules.base import Rule
+
+
+def check(context: ModuleContext) -> Iterable[Diagnostic]:
+    for function in context.module.functions:
+        if function.has_body and issues_tmem_accesses(function):
+            yield from _check_function(context, function)
+
+
+def _check_function(context: ModuleContext, function: Function) -> Iterator[Diagnostic]:
+    roles: FunctionRoles | None = None
+    for index, instruction in enumerate(function.instructions):
+        if operation(instruction.opcode.base, instruction.opcode.modifiers) not in ("ld", "st"):
+            continue
+        if roles is None:
+            roles = context.function_analysis(function, function_roles)
+        violations = list(_violations(roles, index, instruction))
+        if violations:
+            yield _report(instruction, violations)
+
+
+def _violations(roles: FunctionRoles, index: int, instruction: Instruction) -> Iterator[tuple[int, range, range]]:
+    """(warp, lanes it touches, lanes it may touch) for each warp that breaks the rule."""
+    warps = roles.warps_at(index, instruction)
+    if not roles.warp_count_known and warps == roles.everyone:
+        return
+    values = roles.branches.values
+    state = values.state_before(index)
+    address = next((operand for operand in instruction.operands if type(operand) is Address), None)
+    count = lanes_touched(instruction.opcode.modifiers)
+    if state is None or address is None or count is None:
+        return
+    value = values.analysis.value_of(address, state)
+    for warp in warp_list(warps):
+        entry = entry_for_warp(value, warp)
+        if type(entry) is not TensorAddress:
+            continue
+        allowed = accessible_lanes(warp)
+        for first in _first_lanes(instruction, entry):
+            touched = range(first, first + count)
+            if touched.start < allowed.start or touched.stop > allowed.stop:
+                yield warp, touched, allowed
+                break
+
+
+def _first_lanes(instruction: Instruction, address: TensorAddress) -> list[int]:
+    """The first lane of each access: one, or two for `.16x32bx2` (at `taddr + immHalfSplitoff`)."""
+    lanes = [address.lane]
+    if data_movement_shape(instruction.opcode.modifiers) == SPLIT_SHAPE:
+        offset = next((operand.value for operand in instruction.operands if type(operand) is Immediate), None)
+        if type(offset) is int:
+            column = address.column if address.column is not None else 0
+            lanes.append(address.lane + ((column + offset) >> LANE_SHIFT))
+    return lanes
+
+
+def _lanes(lanes: range) -> str:
+    return f"{lanes.start}–{lanes.stop - 1}"
+
+
+def _report(instruction: Instruction, violations: list[tuple[int, range, range]]) -> Diagnostic:
+    warp, touched, allowed = violations[0]
+    name = f"tcgen05.{instruction.opcode.modifiers[0]}"
+    notes = tuple(
+        f"warp {other} accesses lanes {_lanes(lanes)}, it may only access {_lanes(quarter)}"
+        for other, lanes, quarter in violations[1:]
+    )
+    return RULE.diagnostic(
+        instruction.opcode_span,
+        f"`{name}`: warp {warp} accesses lanes {_lanes(touched)}, it may only access {_lanes(allowed)}",
+        notes=notes,
+    )
+
+
+RULE = Rule(
+    code="PTX301",
+    name="tmem-lane-out-of-range",
+    severity=Severity.ERROR,
+    summary="A `tcgen05.ld`/`st` outside the TMEM lane quarter of the warp executing it",
+    docs=__doc__ or "",
+    check=check,
+    tags=("correctness", "tcgen05"),
+    precision="high",
+)
