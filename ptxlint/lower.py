@@ -20,7 +20,7 @@ import struct
 from typing import Any, Callable
 
 from ptxlint import ir, syntax
-from ptxlint.isa.effects import writes_first_operand
+from ptxlint.isa.effects import destination_count
 from ptxlint.isa.special_registers import special_register_base
 from ptxlint.source import SourceFile, Span
 
@@ -118,9 +118,9 @@ class _Lowering:
         self.data = source.data
         self.line_starts = list(source.line_starts)
         self.kinds = _kinds()
-        # Opcode token -> (Opcode, whether its first operand is a destination); equal opcode texts
-        # share one Opcode object.
-        self.opcodes: dict[bytes, tuple[ir.Opcode, bool]] = {}
+        # Opcode token -> (Opcode, how many leading operands it writes); equal opcode texts share
+        # one Opcode object.
+        self.opcodes: dict[bytes, tuple[ir.Opcode, int]] = {}
         # The line the last span fell on, [line_start, next_line_start): most spans of an
         # instruction share its line, so this spares a bisection per operand.
         self.line_number = 1
@@ -470,15 +470,13 @@ class _Lowering:
             opcode_start = opcode_end = start
         else:
             opcode_start, opcode_end = opcode_node.start_byte, opcode_node.end_byte
-        opcode, writes_first = self.opcode(self.data[opcode_start:opcode_end])
+        opcode, writes = self.opcode(self.data[opcode_start:opcode_end])
         if opcode.base == "call":
-            destination_count = 1 if operands and type(operands[0]) is ir.ArgumentList else 0
-        else:
-            destination_count = 1 if operands and writes_first else 0
+            writes = 1 if operands and type(operands[0]) is ir.ArgumentList else 0
         return _new_instruction(
             opcode,
             tuple(operands),
-            destination_count,
+            min(writes, len(operands)),
             guard,
             self.span(start, end),
             self.span(opcode_start, opcode_end),
@@ -486,13 +484,13 @@ class _Lowering:
             location,
         )
 
-    def opcode(self, token: bytes) -> tuple[ir.Opcode, bool]:
+    def opcode(self, token: bytes) -> tuple[ir.Opcode, int]:
         known = self.opcodes.get(token)
         if known is None:
             text = token.decode("ascii", errors="replace")
             base, *modifiers = text.split(".")
             opcode = ir.Opcode(text, base, tuple(modifiers))
-            known = self.opcodes[token] = (opcode, writes_first_operand(base, opcode.modifiers))
+            known = self.opcodes[token] = (opcode, destination_count(base, opcode.modifiers))
         return known
 
     def guard(self, node: Node) -> ir.Guard:

@@ -34,6 +34,16 @@ NO_DESTINATION_OPERATIONS = frozenset(
 BARRIER_BASES = frozenset({"bar", "barrier"})
 
 
+def destination_count(base: str, modifiers: tuple[str, ...]) -> int:
+    """How many leading operands the instruction writes (`call` is decided by its operands)."""
+    if not writes_first_operand(base, modifiers):
+        return 0
+    # `tcgen05.ld.red r, redval, [taddr]` writes the loaded vector and the reduction result.
+    if base == "tcgen05" and modifiers[:2] == ("ld", "red"):
+        return 2
+    return 1
+
+
 def writes_first_operand(base: str, modifiers: tuple[str, ...]) -> bool:
     """Whether the first operand of this instruction is a destination."""
     first = modifiers[0] if modifiers else ""
