@@ -44,10 +44,7 @@ def callee_operations(context: ModuleContext) -> dict[str, frozenset[str]]:
     def compute() -> dict[str, frozenset[str]]:
         calls = context.cached(CallGraph, lambda: CallGraph(context.module))
         own = {name: tcgen05_operations(function) for name, function in calls.functions.items()}
-        return {
-            name: frozenset().union(*(own[reached] for reached in calls.reachable_from(name)))
-            for name in calls.functions
-        }
+        return calls.transitive(own, lambda values: frozenset().union(*values))
 
     return context.cached(("tcgen05", "callee_operations"), compute)
 
@@ -221,3 +218,17 @@ def works_on_allocated_tmem(context: ModuleContext, function: Function) -> bool:
     if function.is_kernel:
         return "alloc" in summaries.get(function.name, frozenset())
     return any("alloc" in operations for operations in summaries.values())
+
+
+def may_have_pending(pending: FunctionState, block: int) -> bool:
+    """Cheap filter: a reachable block entered with an access in flight, or issuing one."""
+    entry = pending.solution.block_entry.get(block)
+    if entry is None:
+        return False
+    if any(payload.pending for payload, _ in entry):
+        return True
+    instructions = pending.analysis.function.instructions
+    return any(
+        operation(instructions[index].opcode.base, instructions[index].opcode.modifiers) in ("ld", "st")
+        for index in pending.solution.cfg.blocks[block].instruction_indices
+    )

@@ -78,6 +78,7 @@ from typing import Iterable, Iterator
 
 from ptxlint.analyses.roles import warp_list
 from ptxlint.analyses.tcgen05 import (
+    may_have_pending,
     FunctionState,
     Pending,
     function_state,
@@ -119,7 +120,7 @@ def _check_function(context: ModuleContext, function: Function) -> Iterator[Diag
     graph = pending.solution.cfg
     blocks = sorted({graph.block_of(index) for index, instruction in enumerate(function.instructions) if _is_tensor_core_operation(instruction)})
     for block in blocks:
-        if not _may_have_pending(pending, block):
+        if not may_have_pending(pending, block):
             continue
         for index, instruction, before, _ in instruction_states(pending.solution, pending.analysis, block):
             if not _is_tensor_core_operation(instruction):
@@ -141,19 +142,6 @@ def _provably_disjoint(pending: FunctionState, item: Pending, warps: int, index:
             return False
     return warps != 0
 
-
-def _may_have_pending(pending: FunctionState, block: int) -> bool:
-    """Cheap filter: a reachable block entered with an access in flight, or issuing one."""
-    entry = pending.solution.block_entry.get(block)
-    if entry is None:
-        return False
-    if any(payload.pending for payload, _ in entry):
-        return True
-    instructions = pending.analysis.function.instructions
-    return any(
-        operation(instructions[index].opcode.base, instructions[index].opcode.modifiers) in ("ld", "st")
-        for index in pending.solution.cfg.blocks[block].instruction_indices
-    )
 
 
 def _report(pending: FunctionState, function: Function, index: int, instruction: Instruction, hazards: list[Pending]) -> Diagnostic:

@@ -73,6 +73,7 @@ from __future__ import annotations
 from typing import Iterable, Iterator
 
 from ptxlint.analyses.tcgen05 import (
+    may_have_pending,
     FunctionState,
     Pending,
     function_state,
@@ -131,7 +132,7 @@ def _check_function(context: ModuleContext, function: Function) -> Iterator[Diag
     graph = pending.solution.cfg
     first_hand_offs = FirstHandOffs(pending, frozenset(events))
     for block in sorted({graph.block_of(index) for index in events}):
-        if not _may_have_pending(pending, block):
+        if not may_have_pending(pending, block):
             continue
         for index, instruction, before, _ in instruction_states(pending.solution, pending.analysis, block):
             kind = hand_off(instruction, function.is_kernel)
@@ -203,19 +204,6 @@ class FirstHandOffs:
     def _any_hand_off(self, start: int, stop: int) -> bool:
         return any(position in self.hand_offs for position in range(start, stop))
 
-
-def _may_have_pending(pending: FunctionState, block: int) -> bool:
-    """Cheap filter: a reachable block entered with an access in flight, or issuing one."""
-    entry = pending.solution.block_entry.get(block)
-    if entry is None:
-        return False
-    if any(payload.pending for payload, _ in entry):
-        return True
-    instructions = pending.analysis.function.instructions
-    return any(
-        operation(instructions[index].opcode.base, instructions[index].opcode.modifiers) in ("ld", "st")
-        for index in pending.solution.cfg.blocks[block].instruction_indices
-    )
 
 
 def _report(function: Function, instruction: Instruction, kind: str, in_flight: list[Pending]) -> Diagnostic:
