@@ -282,7 +282,7 @@ class _Lowering:
             name, count, dimensions = self.declarator(declarator)
             span = self.node_span(declarator)
             if space == ".reg":
-                self.name_cache.clear()  # a new declaration can turn a symbol into a register
+                self.forget_classification(name, count, vector)
                 declarations.append(ir.RegisterDeclaration(name, type_name, count, vector, scope, span))
                 if count:
                     self.register_ranges[name] = max(count, self.register_ranges.get(name, 0))
@@ -302,6 +302,15 @@ class _Lowering:
                     )
                 )
         return declarations
+
+    def forget_classification(self, name: str, count: int, vector: int) -> None:
+        """A new `.reg` can turn a name seen before into a register. Inline asm declares a few
+        plain names in every block (thousands per CUTLASS kernel), so forget just those; a
+        `%r<N>` range or a vector register may rename many tokens, so forget everything."""
+        if count or vector:
+            self.name_cache.clear()
+        else:
+            self.name_cache.pop(name.encode("ascii", errors="replace"), None)
 
     def parameters(self, node: Node | None) -> tuple[ir.Parameter, ...]:
         if node is None:
