@@ -30,30 +30,14 @@ KNOWN = {
     # skips the load. The guard must be warp-uniform (mask the stores instead).
     ("tcgen05_mma_kinds", "PTX101", "`tcgen05.ld`"): "real bug: tcgen05.ld under a per-thread row mask",
     # OPEN FALSE POSITIVES, triaged (fixed so far: constants written once under lane-split
-    # control, e.g. the full mask of a ballot inside CUTLASS's grouped-GEMM scheduler loop, and
-    # TMEM addresses kept in a `.local` array; see fixtures/convergence/). Remove each entry when
-    # its cause is fixed.
-    #
-    # Warp roles through a phi: `role = warp < 4 ? warp : warp < 8 ? 4 : warp == 8 ? 8 : 9`
-    # (81_blackwell_gemm_blockwise lines 43-51, 77_blackwell_fmha_gen) is a phi of the shuffled
-    # `%tid.x >> 5`, so `setp.ne.s32 %p83, %r6, 2` is only seen as warp-uniform. Needs a per-warp
-    # value table joined with the reaching-thread sets, plus the relaxed reading of setmaxnreg
-    # that CUTLASS relies on: each warp of the warpgroup runs *a* `setmaxnreg` with the same
-    # count (warps 0-3 each take their own role branch, each with its own `setmaxnreg.dec 48`).
-    ("77_blackwell_fmha_gen", "PTX101", "setmaxnreg"): "open false positive: warp roles through a phi (see above)",
-    ("81_blackwell_gemm_blockwise", "PTX101", "setmaxnreg"): "open false positive: warp roles through a phi (see above)",
-    # The grouped-GEMM scheduler is run by every warp on the same data (lane-indexed loads,
-    # `shfl.sync.up` prefix sums, a full-mask ballot, a lane-31 broadcast): its result, and the
-    # `@%p75 bra $L__BB0_227` exit (line 860) and the role branches after it, are the same in
-    # every warp, but the analysis only proves them warp-uniform. Needs a "same in every warp"
-    # fact: a full-mask warp reduction of values that depend only on the lane and uniform data.
-    ("57_hopper_grouped_gemm", "PTX104", "setmaxnreg"): "open false positive: warp-level scheduler result (see above)",
-    ("57_hopper_grouped_gemm", "PTX101", "wgmma"): "open false positive: warp-level scheduler result (see above)",
-    # Correlated conditions: `@%p12 bra $L__BB0_4` (line 2255, %p12 = !(%p5 && warp == 0)) is
-    # jump-threaded with `@%p82 bra $L__BB0_13` (line 2296, %p82 = %r4 <s 0); %r4 <s 0 implies
-    # %p5 = %r4 <u 2147483520 is false, so no warp enters the loop with `bar.sync 0` (line 2786)
-    # while the others leave. Needs value-range correlation between the two conditions.
-    ("flash_attention.attn_fwd_d64_causal", "PTX102", ""): "open false positive: correlated conditions (see above)",
+    # control, e.g. the full mask of a ballot inside CUTLASS's grouped-GEMM scheduler loop; TMEM
+    # addresses kept in a `.local` array; warpgroup-aligned `setmaxnreg`/`wgmma` under warp roles
+    # computed through phis (81_blackwell_gemm_blockwise, 77_blackwell_fmha_gen) or after the
+    # grouped-GEMM scheduler's exit (57_hopper_grouped_gemm), now reported only under a proven
+    # warpgroup split; Triton's jump-threaded `!(n <u LIMIT && warp == 0)` / `n <s 0` exit in
+    # flash_attention.attn_fwd_d64_causal, now seen as infeasible while the first branch splits
+    # the warps; see fixtures/convergence/). None is open now; add each new one here with its
+    # PTX lines and root cause, and remove it when the cause is fixed.
 }
 
 

@@ -78,6 +78,17 @@ def scope_level(scope: Scope) -> Level:
     return {Scope.WARP: Level.WARP, Scope.WARPGROUP: Level.WARPGROUP, Scope.CTA: Level.CTA}[scope]
 
 
+def reported(divergence: Divergence, scope: Scope) -> bool:
+    """Whether a divergence breaks a collective of ``scope``. A warpgroup collective is reported
+    under warp-level control only when the split between the warps of a warpgroup is proven
+    (``Divergence.proven``); "warp-uniform, not proven warpgroup-uniform" is accepted."""
+    if divergence.level <= scope_level(scope):
+        return False
+    if scope == Scope.WARPGROUP and divergence.level == Level.WARP:
+        return divergence.proven
+    return True
+
+
 def variation(level: Level) -> str:
     """How a condition at ``level`` varies, as a phrase ("varies within a warp")."""
     return {

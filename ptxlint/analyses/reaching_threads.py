@@ -38,6 +38,7 @@ WARP_SIZE = 32
 _FULL_WARP = (1 << WARP_SIZE) - 1
 # More alternatives than this for one warp: give up (the set is then unknown).
 _MAX_ALTERNATIVES = 8
+_WARPS_PER_WARPGROUP = 4
 
 Threads = tuple  # tuple[frozenset[int], ...] per warp, or None when unknown
 
@@ -121,6 +122,27 @@ class ThreadSpace:
             self._levels.clear()
         self._levels[id(threads)] = (threads, level)  # keeps ``threads`` alive, so the id is its own
         return level
+
+    def splits_warpgroup(self, mask: int) -> bool:
+        """Whether the `%tid.x` set ``mask`` takes every lane of some warp and no lane of another
+        warp of the same warpgroup (four consecutive warps)."""
+        lanes = self.split(mask)
+        for first in range(0, self.warps, _WARPS_PER_WARPGROUP):
+            group = range(first, min(first + _WARPS_PER_WARPGROUP, self.warps))
+            if any(lanes[warp] == self.full[warp] for warp in group) and any(lanes[warp] == 0 for warp in group):
+                return True
+        return False
+
+    def reach_splits_warpgroup(self, threads: Threads | None) -> bool:
+        """Whether some warp may reach the point while another warp of its warpgroup certainly
+        does not."""
+        if threads is None:
+            return False
+        for first in range(0, self.warps, _WARPS_PER_WARPGROUP):
+            group = range(first, min(first + _WARPS_PER_WARPGROUP, self.warps))
+            if any(threads[warp] == _NOTHING for warp in group) and any(threads[warp] != _NOTHING for warp in group):
+                return True
+        return False
 
     def describe(self, threads: Threads | None) -> str:
         """`%tid.x` ranges of the threads that may reach the point (for messages and dumps)."""

@@ -13,8 +13,14 @@ Model (after LLVM's UniformityAnalysis, on PTX registers instead of SSA values):
 - **Control.** A conditional branch whose condition is not CTA-uniform makes every block in its
   influence region (reachable from it before its immediate post-dominator) run with part of the
   threads: the state carries the set of such branches, entered on the branch's out-edges and left
-  at its post-dominator. An instruction runs at the level of the worst enclosing branch and its
-  own guard. Values it writes take that level (sync dependence; a loop with a divergent exit
+  at its post-dominator. A branch splits the threads that run it as much as the data of its
+  condition varies (they all computed it; the control they ran under is already in the state).
+  When the branch can split threads only if a CTA-uniform comparison in its `and`/`or`/`not`
+  condition holds, edges guarded by a contradicting comparison of the same register are
+  infeasible meanwhile: the entry is left on them and at the post-dominator of the graph without
+  them (:func:`_correlated_branches`). An instruction runs at the level of the worst enclosing
+  branch and its own guard; at warp level, a proven split of a warpgroup (an exact `%tid.x` set
+  taking some of its warps) ranks above an unproven one (``Divergence.proven``). Values it writes take that level (sync dependence; a loop with a divergent exit
   covers its whole body, so values carried out of it are divergent — temporal divergence).
 - **Paths.** The state also carries which threads reach each point
   (``ptxlint/analyses/reaching_threads.py``): branches on exact `%tid.x` sets narrow it, so a
@@ -145,6 +151,16 @@ class Divergence:
     span: Span
     subject: str  # the condition (`%p1`) or the exit instruction text
     origin: Origin | None
+    # At warp level: the condition provably differs between warps of one warpgroup (an exact
+    # `%tid.x` set such as `warp & 3 == 0`), not merely "warp-uniform, not proven
+    # warpgroup-uniform" (a join, a load, a warp reduction). Warpgroup-aligned instructions are
+    # only reported under proven splits (see PTX101's Exceptions).
+    proven: bool = False
+
+    @property
+    def rank(self) -> tuple[int, bool]:
+        """How bad it is: the level, then a proven split before an unproven one."""
+        return (self.level, self.proven)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,22 +181,73 @@ class State:
 _EMPTY_STATE = State({})
 
 
-def _join_divergences(first: tuple, second: tuple, key) -> tuple:
-    if first == second or not second:
+def _join_control(first: tuple, second: tuple) -> tuple:
+    """The join of two control sets, (branch block, divergence) sorted by block: per block the
+    worse divergence. One linear merge; returns ``first`` or ``second`` itself when it already is
+    the join, so that states keep comparing by identity."""
+    if first is second or not second:
+        return first
+    if not first:
+        return second
+    merged = []
+    append = merged.append
+    keeps_first = keeps_second = True
+    i = j = 0
+    n, m = len(first), len(second)
+    while i < n and j < m:
+        a, b = first[i], second[j]
+        ka, kb = a[0], b[0]
+        if ka == kb:
+            if a is b or a[1] is b[1]:
+                append(a)
+            elif _worse(b[1], a[1]):
+                append(b)
+                keeps_first = False
+            else:  # on a tie, the first side's entry (as before the merge was linear)
+                append(a)
+                keeps_second = False
+            i += 1
+            j += 1
+        elif ka < kb:
+            append(a)
+            keeps_second = False
+            i += 1
+        else:
+            append(b)
+            keeps_first = False
+            j += 1
+    if i < n:
+        merged.extend(first[i:])
+        keeps_second = False
+    if j < m:
+        merged.extend(second[j:])
+        keeps_first = False
+    if keeps_first:
+        return first
+    if keeps_second:
+        return second
+    return tuple(merged)
+
+
+def _join_exits(first: tuple, second: tuple) -> tuple:
+    """The join of two sets of exit marks sorted by instruction index (see :func:`_join_control`)."""
+    if first is second or not second:
         return first
     if not first:
         return second
     merged: dict = {}
     for entry in first + second:
-        identity = key(entry)
-        current = merged.get(identity)
-        if current is None or _divergence_of(entry).level > _divergence_of(current).level:
-            merged[identity] = entry
-    return tuple(sorted(merged.values(), key=key))
+        current = merged.get(entry.index)
+        if current is None or _worse(entry, current):
+            merged[entry.index] = entry
+    result = tuple(sorted(merged.values(), key=lambda entry: entry.index))
+    return first if result == first else result
 
 
-def _divergence_of(entry) -> Divergence:
-    return entry[1] if type(entry) is tuple else entry
+def _worse(first: Divergence, second: Divergence) -> bool:
+    """``first`` ranks above ``second``: a larger level, or a proven warpgroup split at the same
+    level."""
+    return first.level > second.level or (first.level == second.level and first.proven and not second.proven)
 
 
 # ----------------------------------------------------------------------------- per-function facts
@@ -354,7 +421,7 @@ class _Static:
     """What the analysis of one function needs that does not change between the rounds of the
     interprocedural iteration: registers, branches and their post-dominators."""
 
-    __slots__ = ("names", "branches", "ending_at", "plans", "private_local")
+    __slots__ = ("names", "branches", "ending_at", "plans", "private_local", "correlated")
 
     def __init__(self, function: ir.Function, graph: cfg_module.ControlFlowGraph, collectives: dict[int, Collective]) -> None:
         self.names = names = _RegisterNames(function)
@@ -371,6 +438,7 @@ class _Static:
         for info in self.branches.values():
             if info.post_dominator is not None:
                 self.ending_at.setdefault(info.post_dominator, set()).add(info.block)
+        self.correlated = _correlated_branches(function, graph, names, self.branches)
 
 
 # How an instruction's result is computed (see UniformityAnalysis._value).
@@ -487,6 +555,7 @@ class UniformityAnalysis:
         self._last_threads: Threads | None = None
         self._last_worst: Divergence | None = None
         self._divergences: dict[tuple, tuple] = {}
+        self._worst: dict[int, tuple] = {}  # id(control) → (control, its worst divergence)
         self._specials: dict[int, tuple[ir.SpecialRegister, Value]] = {}
         self.parameters = summaries.parameters.get(function.name)
         self.parameter_positions = {parameter.name: position for position, parameter in enumerate(function.parameters)}
@@ -513,6 +582,8 @@ class UniformityAnalysis:
         # the level of the control it ran under, with the value before the raise (see refine).
         self._raised: dict[int, dict[str, Value]] = {}
         self._paths: dict[tuple, Divergence] = {}
+        self._correlated = static.correlated
+        self._correlated_endings: dict[tuple, tuple[frozenset, int | None]] = {}
 
     # --- lattice
 
@@ -534,8 +605,8 @@ class UniformityAnalysis:
                 values[key] = join(current if current is not None else UNIFORM, value)
             for key in first.values.keys() - second.values.keys():
                 values[key] = join(values[key], UNIFORM)
-        control = _join_divergences(first.control, second.control, lambda entry: entry[0])
-        exits = _join_divergences(first.exits, second.exits, lambda entry: entry.index)
+        control = _join_control(first.control, second.control)
+        exits = _join_exits(first.exits, second.exits)
         threads = first.threads
         if threads is not second.threads and self.space is not None:
             threads = self.space.join(threads, second.threads)
@@ -546,17 +617,19 @@ class UniformityAnalysis:
         ending = self._ending_at.get(target)
         if ending and control and any(entry[0] in ending for entry in control):
             control = tuple(entry for entry in control if entry[0] not in ending)
+        if control and self._correlated and any(entry[0] in self._correlated for entry in control):
+            control = tuple(entry for entry in control if not self._reconverged(entry[0], source, target))
         exits = state.exits
         info = self._branches.get(source)
         if info is not None and target != info.post_dominator and target in info.live:
             divergence = self._branch_divergence(info, state)
             if divergence is not None:
                 if len(info.live) > 1 and not any(entry[1] is divergence for entry in control):
-                    control = _join_divergences(control, ((source, divergence),), lambda entry: entry[0])
+                    control = _join_control(control, ((source, divergence),))
                 if info.exits_elsewhere:
                     mark = self._exit_mark(divergence)
                     if not any(entry is mark for entry in exits):
-                        exits = _join_divergences(exits, (mark,), lambda entry: entry.index)
+                        exits = _join_exits(exits, (mark,))
         values = state.values
         threads = state.threads
         if threads is not None:
@@ -567,6 +640,30 @@ class UniformityAnalysis:
         if control is state.control and exits is state.exits and values is state.values and threads is state.threads:
             return state
         return State(values, control, exits, state.epoch, threads)
+
+    def _reconverged(self, branch: int, source: int, target: int) -> bool:
+        """Whether the threads split by ``branch`` are all back together on the edge ``source →
+        target``, given the edges that are infeasible while the branch splits them (see
+        :func:`_correlated_branches`): the edge is one of those (the threads on it saw the
+        branch go one way), or it enters the branch's post-dominator without those edges."""
+        candidates = self._correlated.get(branch)
+        if candidates is None:
+            return False
+        infeasible = []
+        for leaf, edges in candidates:
+            self.read.add(leaf)
+            value = self.single.get(leaf)
+            if value is not None and value.level == Level.CTA:
+                infeasible.extend(edges)
+        if not infeasible:
+            return False
+        key = (branch, tuple(infeasible))
+        known = self._correlated_endings.get(key)
+        if known is None:
+            removed = frozenset(infeasible)
+            known = self._correlated_endings[key] = (removed, _post_dominator_without(self.cfg, branch, removed))
+        removed, post_dominator = known
+        return (source, target) in removed or target == post_dominator
 
     def _edge_threads(self, source: int, target: int, info: _BranchInfo | None, state: State) -> Threads | None:
         """The threads that take the edge ``source → target``."""
@@ -667,11 +764,18 @@ class UniformityAnalysis:
             worst = self._last_worst
         else:
             worst = None
-            for _, divergence in control:
-                if worst is None or divergence.level > worst.level or (
-                    divergence.level == worst.level and divergence.index > worst.index
-                ):
-                    worst = divergence
+            known = self._worst.get(id(control))
+            if known is not None and known[0] is control:
+                worst = known[1]
+            else:
+                for _, divergence in control:
+                    if worst is None or _worse(divergence, worst) or (
+                        divergence.level == worst.level and divergence.proven == worst.proven and divergence.index > worst.index
+                    ):
+                        worst = divergence
+                if len(self._worst) > 4096:
+                    self._worst.clear()
+                self._worst[id(control)] = (control, worst)  # keeps ``control`` alive: the id is its own
             if worst is not None and worst.level > Level.WARP and state.threads is not None:
                 worst = self._paths_divergence(worst, state.threads)
             self._last_control, self._last_threads, self._last_worst = control, state.threads, worst
@@ -679,9 +783,20 @@ class UniformityAnalysis:
         if guard is None:
             return worst
         value = self._operand_value(guard.predicate, instruction, state)
-        if value.level == Level.CTA or (worst is not None and worst.level >= value.level):
+        if value.level == Level.CTA or (worst is not None and worst.level > value.level):
             return worst
-        return Divergence("guard", value.level, index, guard.span, _text(guard.predicate), value.origin)
+        proven = self._proven_split(value.level, guard.predicate, instruction, state)
+        if worst is not None and worst.rank >= (value.level, proven):
+            return worst
+        return Divergence("guard", value.level, index, guard.span, _text(guard.predicate), value.origin, proven)
+
+    def _proven_split(self, level: Level, predicate: ir.Operand, instruction: ir.Instruction, state: State) -> bool:
+        """Whether a warp-level condition provably differs between the warps of one warpgroup:
+        its exact `%tid.x` set takes some warps of a warpgroup and not the others."""
+        if level != Level.WARP or self.space is None:
+            return False
+        data = self._predicate_value(predicate, instruction, state)
+        return type(data.bits) is TidSet and self.space.splits_warpgroup(data.bits.mask)
 
     def _paths_divergence(self, worst: Divergence, threads: Threads) -> Divergence | None:
         """The enclosing branches split warps, but the paths through them bring whole warps
@@ -696,7 +811,8 @@ class UniformityAnalysis:
         if known is None:
             reach = self.space.describe(threads)  # type: ignore[union-attr]
             origin = Origin(worst.span, f"threads with `%tid.x` in {reach} may reach it")
-            known = self._paths[key] = Divergence("paths", level, worst.index, worst.span, worst.subject, origin)
+            proven = self.space.reach_splits_warpgroup(threads)  # type: ignore[union-attr]
+            known = self._paths[key] = Divergence("paths", level, worst.index, worst.span, worst.subject, origin, proven)
         return known
 
     def _exit(self, index: int, instruction: ir.Instruction, state: State, execution: Divergence | None) -> State:
@@ -718,8 +834,8 @@ class UniformityAnalysis:
         if instruction.guard is None or not leaves_thread or execution is None:
             return state  # unguarded: nothing falls through; a `.func` ret returns to the caller
         text = format_instruction(instruction)
-        mark = Divergence("exit", execution.level, index, instruction.span, text, execution.origin)
-        exits = _join_divergences(state.exits, (mark,), lambda entry: entry.index)
+        mark = Divergence("exit", execution.level, index, instruction.span, text, execution.origin, execution.proven)
+        exits = _join_exits(state.exits, (mark,))
         return State(state.values, state.control, exits, state.epoch, state.threads)
 
     def _write(self, index: int, instruction: ir.Instruction, state: State, execution: Divergence | None, keys, written) -> State:
@@ -1306,20 +1422,24 @@ class UniformityAnalysis:
             condition = instruction.operands[0]
         else:
             return None
-        value = self._operand_value(condition, instruction, state)
+        # The threads that run the branch all computed its condition (a register written once):
+        # the control they ran under is already in the state, so the branch splits them only as
+        # much as the condition's data varies.
+        value = self._data_value(condition, instruction, state)
         if value.level == Level.CTA:
             return None
+        proven = instruction.guard is not None and self._proven_split(value.level, condition, instruction, state)
         # The same divergence object for the same cause, so states compare by identity.
-        key = (info.index, value.level, id(value.origin))
+        key = (info.index, value.level, id(value.origin), proven)
         known = self._divergences.get(key)
         if known is None or known[0] is not value.origin:
-            divergence = Divergence("branch", value.level, info.index, instruction.span, _text(condition), value.origin)
+            divergence = Divergence("branch", value.level, info.index, instruction.span, _text(condition), value.origin, proven)
             known = self._divergences[key] = (value.origin, divergence, replace(divergence, kind="exit"))
         return known[1]
 
     def _exit_mark(self, divergence: Divergence) -> Divergence:
         """The exit mark of a branch divergence (made by :meth:`_branch_divergence`)."""
-        key = (divergence.index, divergence.level, id(divergence.origin))
+        key = (divergence.index, divergence.level, id(divergence.origin), divergence.proven)
         return self._divergences[key][2]
 
     # --- recording facts for rules and dumps
@@ -1475,6 +1595,248 @@ def _end_kind(last: ir.Instruction, function: ir.Function) -> str | None:
         return "exit"
     if base == "trap":
         return "trap"
+    return None
+
+
+# ----------------------------------------------------------------------------- correlated conditions
+
+
+def _correlated_branches(function: ir.Function, graph: cfg_module.ControlFlowGraph, names: _RegisterNames, branches) -> dict:
+    """Branches whose splitting the threads makes some other edges infeasible: the condition is
+    `and`/`or`/`not` of comparisons, a comparison operand that is CTA-uniform must then have one
+    value (`%p12 = !(%p5 && warp == 0)` splits threads only when `%p5` is true), and an edge
+    guarded by a comparison of the same register with a constant may contradict it (`%p5 = %r4
+    <u 2147483520` true, the edge taken when `%r4 <s 0`). Per branch block: (the comparison's
+    predicate key, which must be CTA-uniform at run time, the edges it makes infeasible)."""
+    instructions = function.instructions
+    definitions: dict[str, int] = {}
+    repeated = names.written_more_than_once
+    for index, instruction in enumerate(instructions):
+        for operand in instruction.destinations:
+            for register in ir.registers_in(operand):
+                key = names.key(register.name, instruction.scope)
+                if key not in repeated:
+                    definitions[key] = index
+    # The constraint each edge of a branch on a comparison puts on the compared register.
+    edge_constraints: dict[tuple[str, int], list[tuple[tuple[int, int], list]]] = {}
+    for info in branches.values():
+        instruction = info.instruction
+        guard = instruction.guard
+        if guard is None or instruction.opcode.base != "bra" or type(guard.predicate) is not ir.Register:
+            continue
+        found = _comparison_of(guard.predicate, instruction.scope, names, definitions, instructions)
+        if found is None:
+            continue
+        comparison, flipped = found
+        for successor in info.live | {info.taken}:
+            if successor == graph.exit:
+                continue
+            truth = (successor == info.taken) ^ guard.negated ^ flipped
+            register, width, intervals = _constraint(comparison, truth)
+            edge_constraints.setdefault((register, width), []).append(((info.block, successor), intervals))
+    # Many branches on one register (a loop nest on one condition): relating them all would be
+    # quadratic; leave them unrelated.
+    edge_constraints = {key: edges for key, edges in edge_constraints.items() if len(edges) <= _MAX_RELATED_EDGES}
+    if not edge_constraints:
+        return {}
+    correlated = {}
+    for info in branches.values():
+        guard = info.instruction.guard
+        if guard is None or type(guard.predicate) is not ir.Register:
+            continue
+        requirements: list[tuple[str, bool]] = []
+        key = names.key(guard.predicate.name, info.instruction.scope)
+        _requirements(key, True, True, names, definitions, instructions, requirements, 0)
+        if not requirements:
+            continue
+        candidates = []
+        for leaf, required in requirements:
+            comparison = _comparison_of_key(leaf, names, definitions, instructions)
+            if comparison is None:
+                continue
+            register, width, intervals = _constraint(comparison, required)
+            edges = tuple(
+                edge
+                for edge, others in edge_constraints.get((register, width), ())
+                if edge[0] != info.block and _disjoint(intervals, others)
+            )
+            if edges:
+                candidates.append((leaf, edges))
+        if candidates:
+            correlated[info.block] = tuple(candidates)
+    return correlated
+
+
+def _requirements(key, not_all_false, not_all_true, names, definitions, instructions, found, depth, top=True) -> None:
+    """The operands of the `and`/`or`/`not` tree defining predicate ``key`` that must have one
+    value in every thread when they are CTA-uniform, given that ``key`` is not false in every
+    thread (``not_all_false``) and/or not true in every thread (``not_all_true``)."""
+    index = definitions.get(key)
+    if index is None or depth > 8:
+        return
+    instruction = instructions[index]
+    base = instruction.opcode.base
+    if base == "setp":
+        if top:
+            return  # the condition itself: it is not CTA-uniform while the branch splits threads
+        if not_all_false:
+            found.append((key, True))
+        if not_all_true:
+            found.append((key, False))
+        return
+    if not instruction.opcode.has("pred") or base not in ("not", "mov", "and", "or"):
+        return
+    operands = [operand for operand in instruction.sources if type(operand) in (ir.Register, ir.Negated)]
+    if len(operands) != len(instruction.sources):
+        return
+    if base == "not":
+        not_all_false, not_all_true = not_all_true, not_all_false
+    elif base == "and":
+        not_all_true = False  # some operand is not all true: says nothing about each
+    elif base == "or":
+        not_all_false = False
+    if not not_all_false and not not_all_true:
+        return
+    for operand in operands:
+        negated = type(operand) is ir.Negated
+        register = operand.operand if negated else operand
+        if type(register) is not ir.Register:
+            continue
+        falsehood, truth = (not_all_true, not_all_false) if negated else (not_all_false, not_all_true)
+        still_top = top and base in ("not", "mov")  # still the condition itself
+        _requirements(names.key(register.name, instruction.scope), falsehood, truth, names, definitions, instructions, found, depth + 1, still_top)
+
+
+def _comparison_of(predicate: ir.Register, scope: int, names, definitions, instructions):
+    """The comparison defining a predicate through `not`/`mov` (and whether it is negated)."""
+    return _comparison_of_key(names.key(predicate.name, scope), names, definitions, instructions, with_flip=True)
+
+
+def _comparison_of_key(key, names, definitions, instructions, with_flip=False):
+    flipped = False
+    for _ in range(8):
+        index = definitions.get(key)
+        if index is None:
+            return None
+        instruction = instructions[index]
+        base = instruction.opcode.base
+        if base in ("not", "mov") and instruction.opcode.has("pred") and len(instruction.sources) == 1:
+            operand = instruction.sources[0]
+            if type(operand) is not ir.Register:
+                return None
+            flipped ^= base == "not"
+            key = names.key(operand.name, instruction.scope)
+            continue
+        comparison = _comparison(instruction, names, definitions)
+        if comparison is None:
+            return None
+        if with_flip:
+            return comparison, flipped
+        return comparison if not flipped else None
+    return None
+
+
+_MAX_RELATED_EDGES = 64
+_NEGATED_COMPARISONS = {"lt": "ge", "ge": "lt", "le": "gt", "gt": "le", "eq": "ne", "ne": "eq"}
+
+
+def _comparison(instruction: ir.Instruction, names, definitions):
+    """`setp.cmp.type p, r, constant` on a register written once: (register key, comparison,
+    constant, signed, width), or None."""
+    opcode = instruction.opcode
+    if opcode.base != "setp" or len(instruction.sources) != 2 or len(instruction.destinations) != 1:
+        return None
+    if type(instruction.destinations[0]) is not ir.Register:
+        return None
+    comparison = next((_EQUALITIES[m] for m in opcode.modifiers if m in _EQUALITIES), None)
+    types = [m for m in opcode.modifiers if m[:1] in "usb" and m[1:].isdigit()]
+    if comparison is None or len(types) != 1:
+        return None
+    left, right = instruction.sources
+    if type(left) is ir.Immediate and type(right) is ir.Register:
+        left, right = right, left
+        comparison = _MIRRORED.get(comparison, comparison)
+    if type(left) is not ir.Register or type(right) is not ir.Immediate or not isinstance(right.value, int):
+        return None
+    key = names.key(left.name, instruction.scope)
+    if key not in definitions:
+        return None
+    width = int(types[0][1:])
+    # lo/ls/hi/hs are unsigned whatever the type; lt/le/gt/ge follow it.
+    signed = types[0][0] == "s" and not any(m in ("lo", "ls", "hi", "hs") for m in opcode.modifiers)
+    return key, comparison, right.value, signed, width
+
+
+def _constraint(comparison, truth: bool) -> tuple[str, int, list[tuple[int, int]]]:
+    """The register's values (as unsigned ``width``-bit numbers) in which the comparison has the
+    given truth: up to two intervals."""
+    key, operation, constant, signed, width = comparison
+    if not truth:
+        operation = _NEGATED_COMPARISONS[operation]
+    modulus = 1 << width
+    constant &= modulus - 1
+    if signed:
+        low, high = -(modulus >> 1), (modulus >> 1) - 1
+        if constant > high:
+            constant -= modulus
+    else:
+        low, high = 0, modulus - 1
+    spans = {
+        "lt": [(low, constant - 1)],
+        "le": [(low, constant)],
+        "gt": [(constant + 1, high)],
+        "ge": [(constant, high)],
+        "eq": [(constant, constant)],
+        "ne": [(low, constant - 1), (constant + 1, high)],
+    }[operation]
+    intervals = []
+    for first, last in spans:
+        first, last = max(first, low), min(last, high)
+        if first > last:
+            continue
+        if first < 0:  # signed negatives are the top half of the unsigned range
+            intervals.append((first + modulus, min(last, -1) + modulus))
+            first = 0
+        if first <= last:
+            intervals.append((first, last))
+    return key, width, intervals
+
+
+def _disjoint(first: list[tuple[int, int]], second: list[tuple[int, int]]) -> bool:
+    return all(a_last < b_first or b_last < a_first for a_first, a_last in first for b_first, b_last in second)
+
+
+def _post_dominator_without(graph: cfg_module.ControlFlowGraph, start: int, removed: frozenset) -> int | None:
+    """The immediate post-dominator of ``start`` in the part of the graph reachable from it once
+    the ``removed`` edges are taken out (None when the paths do not meet again)."""
+    reachable = [start]
+    seen = {start}
+    successors: dict[int, tuple[int, ...]] = {}
+    for node in reachable:
+        kept = tuple(successor for successor in graph.successors(node) if (node, successor) not in removed)
+        successors[node] = kept
+        for successor in kept:
+            if successor not in seen:
+                seen.add(successor)
+                reachable.append(successor)
+    everything = frozenset(seen)
+    post: dict[int, frozenset] = {node: (frozenset((node,)) if not successors[node] else everything) for node in reachable}
+    changed = True
+    order = reachable[::-1]
+    while changed:
+        changed = False
+        for node in order:
+            kept = successors[node]
+            if not kept:
+                continue
+            meet = frozenset.intersection(*(post[successor] for successor in kept)) | {node}
+            if meet != post[node]:
+                post[node] = meet
+                changed = True
+    candidates = post[start] - {start}
+    for candidate in candidates:
+        if len(post[candidate]) == len(candidates):
+            return candidate
     return None
 
 

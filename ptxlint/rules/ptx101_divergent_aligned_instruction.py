@@ -64,6 +64,17 @@ reach the alloc along different paths. ptxlint follows the exact `%tid.x` sets o
 conditions and accepts a collective that every lane of a warp reaches, and a value set on both
 paths (the predicate that later guards the `dealloc`) as warp-uniform. A loop that only part of a
 warp goes round again defeats this, and the collective is reported.
+
+Warpgroup-aligned instructions (`wgmma.*`, `setmaxnreg`) need warp-uniform control (a divergence
+inside a warp is always reported), but a split between the warps of a warpgroup is reported only
+when it is proven: the condition is an exact function of the warp index that takes some warps of a
+warpgroup and not the others (`(warp & 3) == 0`, `warp == 1`, `%tid.x >> 5` compared with a value
+that is not a multiple of 4), or the paths bring some warps of a warpgroup and certainly not the
+others. A condition that is only known to be warp-uniform (it comes through a join of several
+paths, a load, a warp vote or reduction, a role computed through selects) is accepted. CUTLASS's
+warp-specialised kernels compute warp roles through such chains (`role = warp < 4 ? warp : …`,
+each role branch with its own `setmaxnreg`), which the analysis cannot always prove
+warpgroup-uniform, and they run correctly; the strict check stays for proven splits.
 """
 
 from __future__ import annotations
@@ -72,11 +83,11 @@ from typing import Iterable, Iterator
 
 from ptxlint.analyses.convergence import (
     Site,
+    reported,
     call_labels,
     cause_labels,
     cause_phrase,
     first_per_cause,
-    scope_level,
     sites,
     subject,
 )
@@ -97,7 +108,7 @@ def _candidates(context: ModuleContext) -> Iterator[tuple[Site, Divergence]]:
         if not requirement.aligned or requirement.scope == Scope.CTA:
             continue
         execution = site.facts.execution
-        if execution is not None and execution.level > scope_level(requirement.scope):
+        if execution is not None and reported(execution, requirement.scope):
             yield site, execution
 
 

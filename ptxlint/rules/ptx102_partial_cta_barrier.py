@@ -60,6 +60,12 @@ A barrier with a thread count (`bar.sync 1, 128`) under control that is uniform 
 but not across the CTA is the warp-specialisation idiom; it is reported by the off-by-default
 PTX103 instead. The non-aligned `barrier.sync` may legally be reached from different places and
 is not reported. Threads that exited before the barrier are PTX104.
+
+Comparisons of one register with constants are related: when a branch can split the threads only
+if a CTA-uniform comparison in its condition holds (`!(n <u LIMIT && warp == 0)` needs
+`n <u LIMIT`), an edge guarded by a contradicting comparison of the same register (`n <s 0`) is
+taken by no thread while it splits them, and the split threads meet again where the remaining
+paths do (Triton's jump-threaded prologues).
 """
 
 from __future__ import annotations

@@ -51,14 +51,17 @@ An exit taken by whole warps (its condition is warp-uniform) does not affect war
 instructions of the remaining warps, and is not reported for them. `ret` from a `.func` returns
 to the caller and `trap` ends the whole grid; neither is an exit of part of a warp. Barriers with
 a thread count are only waited on by the threads counted, so they are not reported either.
+For warpgroup-aligned instructions (`wgmma.*`, `setmaxnreg`), an exit taken by whole warps is
+reported only when its condition provably splits a warpgroup (`warp == 1`, `%tid.x >= 64`), as
+in PTX101: a warp-uniform condition that is not proven to split one (a scheduler result reduced
+across the warp, a loaded flag) is accepted.
 """
 
 from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from ptxlint.analyses.convergence import Site, call_labels, cause_labels, first_per_cause, sites, subject, variation
-from ptxlint.analyses.lanes import Level
+from ptxlint.analyses.convergence import Site, call_labels, cause_labels, first_per_cause, reported, sites, subject, variation
 from ptxlint.analyses.uniformity import Divergence
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
@@ -70,14 +73,15 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
     return first_per_cause(_candidates(context), _report)
 
 
-def _tolerated(site: Site) -> Level | None:
-    """The least uniform exit the site tolerates, or None when exits do not matter to it."""
+def _tolerated(site: Site) -> Scope | None:
+    """The scope whose exits the site tolerates when uniform over it (whole warps may leave a CTA
+    barrier), or None when exits do not matter to it."""
     requirement = site.requirement
     if requirement.barrier:
-        return None if requirement.thread_count else Level.WARP
+        return None if requirement.thread_count else Scope.WARP
     if not requirement.aligned:
         return None
-    return Level.WARP if requirement.scope == Scope.WARP else Level.WARPGROUP
+    return requirement.scope
 
 
 def _candidates(context: ModuleContext) -> Iterator[tuple[Site, Divergence]]:
@@ -86,7 +90,7 @@ def _candidates(context: ModuleContext) -> Iterator[tuple[Site, Divergence]]:
         if tolerated is None:
             continue
         for exit_mark in site.facts.exits:
-            if exit_mark.level > tolerated:
+            if reported(exit_mark, tolerated):
                 yield site, exit_mark
                 break
 
