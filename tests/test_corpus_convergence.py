@@ -2,14 +2,12 @@
 kernels are correct, so every finding is a false positive to fix, or a real bug to explain and
 list in KNOWN below with the reason.
 
-Runs when the corpus has been built (``~/.cache/ptxlint/corpus``, see scripts/build_corpus.py);
-otherwise it is skipped with the reason. Select it alone with ``pytest -m corpus``.
+The corpus is built on first use by the `corpus_files` fixture (tests/conftest.py). Select this
+test alone with ``pytest -m corpus``.
 """
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 import pytest
@@ -17,7 +15,6 @@ import pytest
 from ptxlint.lint import LintSettings, lint_source, read_source
 from ptxlint.rules import RULES_BY_CODE
 
-CORPUS = Path(os.environ.get("PTXLINT_CORPUS_DIR", os.environ.get("PTXLINT_CORPUS", Path.home() / ".cache" / "ptxlint" / "corpus")))
 # PTX103 is off by default: it fires by design on warp-specialised kernels (the strict reading).
 CODES = ("PTX101", "PTX102", "PTX104", "PTX105")
 
@@ -49,26 +46,13 @@ def _known(stem: str, code: str, message: str) -> tuple[str, str, str] | None:
     return None
 
 
-def corpus_files() -> list[Path]:
-    """The files the manifest lists (the cache also holds compilers' scratch files), else every
-    PTX file outside hidden directories."""
-    if not CORPUS.is_dir():
-        return []
-    manifest = CORPUS / "manifest.json"
-    if manifest.is_file():
-        entries = json.loads(manifest.read_text()).get("files", [])
-        return sorted(CORPUS / entry["path"] for entry in entries if (CORPUS / entry["path"]).is_file())
-    return sorted(path for path in CORPUS.rglob("*.ptx") if not any(part.startswith(".") for part in path.relative_to(CORPUS).parts))
-
-
 @pytest.mark.corpus
-@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus not built at {CORPUS} (run scripts/build_corpus.py)")
-def test_no_convergence_findings_on_production_kernels() -> None:
+def test_no_convergence_findings_on_production_kernels(corpus_files: list[Path]) -> None:
     settings = LintSettings(rules=tuple(RULES_BY_CODE[code] for code in CODES))
     unexpected = []
     found: set[tuple[str, str, str]] = set()
     stems = set()
-    for path in corpus_files():
+    for path in corpus_files:
         stems.add(path.stem)
         diagnostics = lint_source(read_source(str(path)), settings)
         for diagnostic in diagnostics:
