@@ -56,9 +56,8 @@ DONE:
 
 # Failures in files other engineers own, reported to them (see the issue 7 report) rather than
 # fixed here: the campaign warns about them instead of failing. Keyed by fuzz signature.
-KNOWN_ELSEWHERE = {
-    "FuzzFailure IndexError in values.py:_normalise": "`.reqntid 0` gives 0 warps (ptxlint/analyses/values.py)",
-}
+# Crashes found but not yet fixed, by fuzz signature: the campaign warns instead of failing.
+KNOWN_ELSEWHERE: dict[str, str] = {}
 
 
 def _unknown(failures: dict[str, bytes]) -> dict[str, bytes]:
@@ -151,29 +150,3 @@ def test_coverage_guided_smoke(tmp_path: Path) -> None:
     assert "Done 150 runs" in result.stderr, result.stderr[-3000:]
 
 
-# A crash in a file another engineer owns (ptxlint/analyses/values.py, `_normalise` of an empty
-# per-warp tuple): `.reqntid 0` makes the warp count 0. Strict: when it is fixed this test fails,
-# and the marker should go (and the input become a fixture under fixtures/fuzz/).
-REQNTID_ZERO = b"""\
-.version 9.0
-.target sm_100a
-.address_size 64
-.visible .entry k() .reqntid 0
-{
-\t.reg .b32 %r<4>;
-\t.reg .pred %p<4>;
-\tmov.u32 %r1, %tid.x;
-\tshr.u32 %r2, %r1, 5;
-\tand.b32 %r3, %r2, 3;
-\tsetp.eq.u32 %p2, %r3, 0;
-\t@%p2 bra L;
-\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], 32;
-L:
-\tret;
-}
-"""
-
-
-@pytest.mark.xfail(strict=True, reason="known crash in ptxlint/analyses/values.py with `.reqntid 0` (issue 7 report)")
-def test_known_crash_reqntid_zero() -> None:
-    fuzz.check(REQNTID_ZERO)

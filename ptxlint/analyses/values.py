@@ -795,7 +795,8 @@ def control_flow_graph(context: ModuleContext, function: Function) -> ControlFlo
 def warp_count_of(context: ModuleContext, function: Function) -> tuple[int, bool]:
     """How many warps to tabulate, and whether the count is known from a launch directive."""
     shape = block_shape(function, context.options)
-    if function.is_kernel and shape.warp_count is not None:
+    # `.reqntid 0` (rejected by ptxas, but fed to us anyway) names no warp: tabulate as unknown.
+    if function.is_kernel and shape.warp_count:
         return min(shape.warp_count, MAX_WARPS), True
     return MAX_WARPS, False
 
