@@ -143,7 +143,6 @@ def _provably_disjoint(pending: FunctionState, item: Pending, warps: int, index:
     return warps != 0
 
 
-
 def _report(pending: FunctionState, function: Function, index: int, instruction: Instruction, hazards: list[Pending]) -> Diagnostic:
     name = _name(instruction)
     first = hazards[0]

@@ -205,7 +205,6 @@ class FirstHandOffs:
         return any(position in self.hand_offs for position in range(start, stop))
 
 
-
 def _report(function: Function, instruction: Instruction, kind: str, in_flight: list[Pending]) -> Diagnostic:
     first = in_flight[0]
     access = function.instructions[first.index]
