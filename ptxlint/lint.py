@@ -200,13 +200,24 @@ def lint_paths(
     is read here, in the parent, since workers cannot share it."""
     if processes <= 1 or len(jobs) < 2 or any(path == STDIN for path, _ in jobs):
         return [_tick(lint_path(path, settings), on_done) for path, settings in jobs]
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    chunk = max(1, min(16, len(jobs) // (processes * 4)))
+    # Largest files first, one file per task: a 400,000-line kernel handed out last (or inside a
+    # chunk of sixteen) would leave the other workers idle while it finishes.
+    order = sorted(range(len(jobs)), key=lambda position: -_size(jobs[position][0]))
+    results: list[FileResult | None] = [None] * len(jobs)
     with ProcessPoolExecutor(max_workers=processes) as pool:
-        paths = [path for path, _ in jobs]
-        settings = [settings for _, settings in jobs]
-        return [_tick(result, on_done) for result in pool.map(lint_path, paths, settings, chunksize=chunk)]
+        futures = {pool.submit(lint_path, *jobs[position]): position for position in order}
+        for future in as_completed(futures):
+            results[futures[future]] = _tick(future.result(), on_done)
+    return results  # type: ignore[return-value]  # every position is filled
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
 
 
 def _tick(result: FileResult, on_done: Callable[[], None] | None) -> FileResult:
