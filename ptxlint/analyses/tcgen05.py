@@ -25,6 +25,7 @@ from ptxlint.analyses.tcgen05_paths import PathSensitiveAnalysis, PathState
 from ptxlint.callgraph import CallGraph, callee_name
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, solve_forward
+from ptxlint.diagnostics import Label
 from ptxlint.ir import Address, Function, Instruction, Register, registers_in
 from ptxlint.isa.tcgen05 import WAIT_LD, WAIT_ST, operation
 
@@ -232,3 +233,13 @@ def may_have_pending(pending: FunctionState, block: int) -> bool:
         operation(instructions[index].opcode.base, instructions[index].opcode.modifiers) in ("ld", "st")
         for index in pending.solution.cfg.blocks[block].instruction_indices
     )
+
+
+def waiting_instruction(kind: str) -> str:
+    """The wait that retires a pending access of ``kind`` (`ld` or `st`)."""
+    return "tcgen05.wait::ld" if kind == "ld" else "tcgen05.wait::st"
+
+
+def pending_labels(function: Function, items: Iterable[Pending], text: str) -> list[Label]:
+    """One label per pending access: "`tcgen05.ld` <text>" on the instruction that issued it."""
+    return [Label(function.instructions[item.index].span, f"`tcgen05.{item.kind}` {text}") for item in items]

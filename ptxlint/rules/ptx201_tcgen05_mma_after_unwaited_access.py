@@ -78,6 +78,8 @@ from typing import Iterable, Iterator
 
 from ptxlint.analyses.roles import warp_list
 from ptxlint.analyses.tcgen05 import (
+    pending_labels,
+    waiting_instruction,
     may_have_pending,
     FunctionState,
     Pending,
@@ -147,11 +149,8 @@ def _report(pending: FunctionState, function: Function, index: int, instruction:
     name = _name(instruction)
     first = hazards[0]
     access = function.instructions[first.index]
-    wait = "tcgen05.wait::ld" if first.kind == "ld" else "tcgen05.wait::st"
-    labels = [
-        Label(function.instructions[item.index].span, f"`tcgen05.{item.kind}` issued here is not waited for")
-        for item in hazards
-    ]
+    wait = waiting_instruction(first.kind)
+    labels = pending_labels(function, hazards, "issued here is not waited for")
     return RULE.diagnostic(
         instruction.opcode_span,
         f"`{name}` can start while the `tcgen05.{first.kind}` on line {access.span.line} is pending: "

@@ -73,6 +73,8 @@ from __future__ import annotations
 from typing import Iterable, Iterator
 
 from ptxlint.analyses.tcgen05 import (
+    pending_labels,
+    waiting_instruction,
     may_have_pending,
     FunctionState,
     Pending,
@@ -83,7 +85,7 @@ from ptxlint.analyses.tcgen05 import (
 )
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import instruction_states
-from ptxlint.diagnostics import Diagnostic, Label, Severity
+from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.ir import Function, Instruction
 from ptxlint.isa.tcgen05 import operation
 from ptxlint.rules.base import Rule
@@ -208,11 +210,8 @@ class FirstHandOffs:
 def _report(function: Function, instruction: Instruction, kind: str, in_flight: list[Pending]) -> Diagnostic:
     first = in_flight[0]
     access = function.instructions[first.index]
-    wait = "tcgen05.wait::ld" if first.kind == "ld" else "tcgen05.wait::st"
-    labels = [
-        Label(function.instructions[item.index].span, f"`tcgen05.{item.kind}` still in flight")
-        for item in in_flight
-    ]
+    wait = waiting_instruction(first.kind)
+    labels = pending_labels(function, in_flight, "still in flight")
     return RULE.diagnostic(
         instruction.opcode_span,
         f"{kind} while the `tcgen05.{first.kind}` on line {access.span.line} may be in flight: "
