@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
-from typing import Generic, Iterator, Protocol, TypeVar
+from typing import Callable, Generic, Iterator, Protocol, Sequence, TypeVar
 
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import current_deadline
@@ -34,7 +34,11 @@ _VISITS_PER_DEADLINE_CHECK = 16
 
 class ForwardAnalysis(Protocol[State]):
     """A lattice plus transfer functions. ``join`` must be commutative, associative, idempotent,
-    with ``bottom()`` as identity; ``transfer`` and ``refine`` must be monotone."""
+    with ``bottom()`` as identity; ``transfer`` and ``refine`` must be monotone.
+
+    A sparse analysis may also define ``instructions_of(block) -> Sequence[int]``: the
+    instructions of the block whose transfer can change the state, in order. The solver and
+    :func:`instruction_states` then visit only those; without it they visit every instruction."""
 
     def bottom(self) -> State: ...
 
@@ -67,6 +71,9 @@ def solve_forward(cfg: ControlFlowGraph, analysis: ForwardAnalysis[State]) -> So
         return Solution(cfg, {}, {}, True)
     order = cfg.rpo_number
     refine = getattr(analysis, "refine", None)
+    instructions_of = _instructions_of(cfg, analysis)
+    instructions = cfg.function.instructions
+    transfer = analysis.transfer
     block_entry: dict[int, State] = {0: analysis.entry()}
     block_exit: dict[int, State] = {}
     pending = [(order[0], 0)]
@@ -82,8 +89,8 @@ def solve_forward(cfg: ControlFlowGraph, analysis: ForwardAnalysis[State]) -> So
         _, block = heapq.heappop(pending)
         queued.discard(block)
         state = block_entry[block]
-        for index in cfg.blocks[block].instruction_indices:
-            state = analysis.transfer(index, cfg.function.instructions[index], state)
+        for index in instructions_of(block):
+            state = transfer(index, instructions[index], state)
         block_exit[block] = state
         for successor in cfg.blocks[block].successors:
             if successor == cfg.exit:
@@ -105,7 +112,15 @@ def instruction_states(
     """Each instruction of ``block`` with the state before and after it."""
     state = solution.entry_state(block, analysis)
     instructions = solution.cfg.function.instructions
-    for index in solution.cfg.blocks[block].instruction_indices:
+    for index in _instructions_of(solution.cfg, analysis)(block):
         after = analysis.transfer(index, instructions[index], state)
         yield index, instructions[index], state, after
         state = after
+
+
+def _instructions_of(cfg: ControlFlowGraph, analysis: ForwardAnalysis[State]) -> Callable[[int], Sequence[int]]:
+    sparse = getattr(analysis, "instructions_of", None)
+    if sparse is not None:
+        return sparse
+    blocks = cfg.blocks
+    return lambda block: blocks[block].instruction_indices

@@ -40,14 +40,16 @@ state, which keeps the state small; a global epoch in the state makes the solver
 uses of a side-table entry whose value grew after it was read (loops).
 
 Only functions that contain a collective, or call one that does, are analysed (cheap check
-first); ``format_uniformity`` analyses everything.
+first), and in them only the instructions a collective, a branch, an exit or a call depends on,
+through the registers they read (:func:`_relevant_instructions`, a sparse analysis like LLVM's
+on def-use chains); ``format_uniformity`` analyses everything.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass, field, replace
-from typing import Iterator
+from typing import Collection, Iterator, Sequence
 
 from ptxlint import cfg as cfg_module
 from ptxlint import ir
@@ -259,7 +261,9 @@ class InstructionFacts:
 
     execution: Divergence | None  # the worst guard or enclosing branch, None when CTA-uniform
     exits: tuple[Divergence, ...]  # exits other threads may have taken before it
-    defined: Value | None  # the join of what it writes (None when it writes no register)
+    # The join of what it writes: None when it writes no register, or when nothing the rules
+    # read depends on it (the analysis then skips computing it; see _relevant_instructions).
+    defined: Value | None
     operands: dict[int, Value]  # operands that must be uniform (by position), before it runs
 
     @property
@@ -306,7 +310,7 @@ class _RegisterNames:
     nvcc declares `.reg .pred p;` inside every inline-asm block) and says which are written more
     than once."""
 
-    def __init__(self, function: ir.Function) -> None:
+    def __init__(self, function: ir.Function, visited: Sequence[int]) -> None:
         self._exact: dict[int, set[str]] = {}
         self._ranges: dict[int, dict[str, int]] = {}
         for declaration in function.registers:
@@ -330,8 +334,12 @@ class _RegisterNames:
             for position, parameter in enumerate(function.parameters)
             if parameter.space == "reg"
         }
+        # Every writer of a register a visited instruction reads is visited too, so counting
+        # the visited writers is exact for every register the analysis looks at.
         counts: dict[str, int] = {}
-        for instruction in function.instructions:
+        instructions = function.instructions
+        for index in visited:
+            instruction = instructions[index]
             for operand in instruction.destinations:
                 for register in ir.registers_in(operand):
                     key = self.key(register.name, instruction.scope)
@@ -421,24 +429,106 @@ class _Static:
     """What the analysis of one function needs that does not change between the rounds of the
     interprocedural iteration: registers, branches and their post-dominators."""
 
-    __slots__ = ("names", "branches", "ending_at", "plans", "private_local", "correlated")
+    __slots__ = ("names", "branches", "ending_at", "plans", "private_local", "correlated", "visited_by_block")
 
-    def __init__(self, function: ir.Function, graph: cfg_module.ControlFlowGraph, collectives: dict[int, Collective]) -> None:
-        self.names = names = _RegisterNames(function)
-        # Per instruction: how its result is computed and the keys of the registers it writes
-        # (with whether each is flow-sensitive), so the transfer does no name lookups.
-        self.plans = [_plan(instruction, names) for instruction in function.instructions]
+    def __init__(
+        self, function: ir.Function, graph: cfg_module.ControlFlowGraph, collectives: dict[int, Collective], dense: bool
+    ) -> None:
+        instructions = function.instructions
+        kinds = [_kind(instruction.opcode) for instruction in instructions]
         self.branches = _find_branches(function, graph, collectives)
         # `.local` memory is per thread; when no generic pointer to it is ever made, only this
         # function's `st.local` write it, so a `ld.local` reads one of the values stored there.
         self.private_local = not any(
-            instruction.opcode.base == "cvta" and instruction.opcode.has("local") for instruction in function.instructions
+            instruction.opcode.base == "cvta" and instruction.opcode.has("local") for instruction in instructions
         )
+        if dense:
+            visited: Sequence[int] = range(len(instructions))
+            valued: Collection[int] = visited
+        else:
+            relevant, valued = _relevant_instructions(function, kinds, collectives, self.private_local)
+            visited = sorted(relevant)
+        self.visited_by_block = _by_block(graph, visited)
+        self.names = names = _RegisterNames(function, visited)
+        # Per visited instruction: how its result is computed and the keys of the registers it
+        # writes (with whether each is flow-sensitive), so the transfer does no name lookups.
+        # An instruction whose result nobody reads writes nothing (``defined`` stays None).
+        plans: list = [None] * len(instructions)
+        for index in visited:
+            plans[index] = _plan(instructions[index], kinds[index], names) if index in valued else (kinds[index], None)
+        self.plans = plans
         self.ending_at: dict[int, set[int]] = {}
         for info in self.branches.values():
             if info.post_dominator is not None:
                 self.ending_at.setdefault(info.post_dominator, set()).add(info.block)
-        self.correlated = _correlated_branches(function, graph, names, self.branches)
+        self.correlated = _correlated_branches(function, graph, names, self.branches, visited)
+
+
+def _relevant_instructions(
+    function: ir.Function, kinds: list[int], collectives: dict[int, Collective], private_local: bool
+) -> tuple[set[int], set[int]]:
+    """The instructions whose transfer can change a fact the rules read, as LLVM's analysis
+    follows def-use chains instead of visiting everything, and among them those whose result is
+    read (``valued``). Collectives are relevant for their guard and the operands that must be
+    uniform; branches, exits, calls and `.param` stores always; every instruction writing a
+    register a relevant instruction reads is valued, transitively. Most of a kernel (the math of
+    its tiles, the accumulators of its matrix instructions) feeds none of them. Registers are
+    related by name across scopes: a superset, never less."""
+    instructions = function.instructions
+    writers: dict[str, list[int]] = {}
+    relevant: set[int] = set()
+    valued: set[int] = set()
+    work: list[int] = []
+    for index, instruction in enumerate(instructions):
+        for operand in instruction.destinations:
+            for register in ir.registers_in(operand):
+                writers.setdefault(register.name, []).append(index)
+        kind = kinds[index]
+        if kind == _STORE_LOCAL:
+            writers.setdefault(_LOCAL_KEY, []).append(index)
+        if kind in _ALWAYS_RELEVANT or instruction.opcode.base in _BRANCHES:
+            valued.add(index)
+        elif index in collectives:
+            relevant.add(index)
+        else:
+            continue
+        work.append(index)
+    relevant |= valued
+    followed: set[str] = set()
+    while work:
+        index = work.pop()
+        instruction = instructions[index]
+        if index in valued:
+            read = instruction.sources
+        else:
+            operands = instruction.operands
+            read = tuple(operands[position] for position in collectives[index].uniform_operands if position < len(operands))
+        names = [register.name for operand in read for register in ir.registers_in(operand)]
+        if instruction.guard is not None:
+            names.extend(register.name for register in ir.registers_in(instruction.guard.predicate))
+        if private_local and index in valued and instruction.opcode.base in ("ld", "ldu") and instruction.opcode.has("local"):
+            names.append(_LOCAL_KEY)
+        for name in names:
+            if name in followed:
+                continue
+            followed.add(name)
+            for writer in writers.get(name, ()):
+                if writer not in valued:
+                    valued.add(writer)
+                    relevant.add(writer)
+                    work.append(writer)
+    return relevant, valued
+
+
+def _by_block(graph: cfg_module.ControlFlowGraph, visited: Sequence[int]) -> list[Sequence[int]]:
+    """``visited`` split by block (in order), a block's range itself when all of it is visited."""
+    if type(visited) is range:
+        return [block.instruction_indices for block in graph.blocks]
+    by_block: list[list[int]] = [[] for _ in graph.blocks]
+    block_of = graph.block_of
+    for index in visited:
+        by_block[block_of(index)].append(index)
+    return by_block
 
 
 # How an instruction's result is computed (see UniformityAnalysis._value).
@@ -446,6 +536,9 @@ _VARYING, _WARP_RESULT, _LOAD, _BARRIER, _SETP, _PREDICATE, _ARITHMETIC, _SOURCE
 _ELECT, _SHUFFLE, _CALL, _EXIT, _STORE_PARAMETER, _NOTHING_WRITTEN, _STORE_LOCAL = range(8, 15)
 _LOCAL_KEY = "local:"  # the side-table entry for what a function stores to its `.local` memory
 _KINDS: dict[str, int] = {}
+# Instructions that change the state whatever registers they write (see _relevant_instructions).
+_ALWAYS_RELEVANT = frozenset({_EXIT, _CALL, _STORE_PARAMETER})
+_BRANCHES = frozenset({"bra", "brx"})
 
 
 def _kind(opcode: ir.Opcode) -> int:
@@ -485,8 +578,7 @@ def _kind(opcode: ir.Opcode) -> int:
     return kind
 
 
-def _plan(instruction: ir.Instruction, names: _RegisterNames) -> tuple[int, tuple[tuple[str, bool], ...]]:
-    kind = _kind(instruction.opcode)
+def _plan(instruction: ir.Instruction, kind: int, names: _RegisterNames) -> tuple[int, tuple[tuple[str, bool], ...]]:
     if not instruction.destination_count or kind in (_ELECT, _SHUFFLE, _CALL, _EXIT):
         return kind, ()
     sensitive = names.written_more_than_once
@@ -548,9 +640,10 @@ class UniformityAnalysis:
         self.summaries = summaries
         self.collectives = collectives
         if static is None:
-            static = _Static(function, graph, collectives)
+            static = _Static(function, graph, collectives, dense=True)
         self.names = static.names
         self._plans = static.plans
+        self._visited_by_block = static.visited_by_block
         self._last_control: tuple = ()
         self._last_threads: Threads | None = None
         self._last_worst: Divergence | None = None
@@ -586,6 +679,10 @@ class UniformityAnalysis:
         self._correlated_endings: dict[tuple, tuple[frozenset, int | None]] = {}
 
     # --- lattice
+
+    def instructions_of(self, block: int) -> Sequence[int]:
+        """The instructions of ``block`` whose transfer can change a fact anyone reads."""
+        return self._visited_by_block[block]
 
     def bottom(self) -> State:
         return _EMPTY_STATE
@@ -732,7 +829,8 @@ class UniformityAnalysis:
                 self._record(index, instruction, state, execution, (value,))
             return self._write(index, instruction, state, execution, keys, value)
         if kind == _ELECT or kind == _SHUFFLE or kind == _CALL:
-            results = self._results(kind, index, instruction, state) if instruction.destination_count else []
+            # ``keys`` None: a sparse analysis found nobody reads the results.
+            results = self._results(kind, index, instruction, state) if instruction.destination_count and keys is not None else []
             if self.recording is not None:
                 self._record(index, instruction, state, execution, [value for _, value in results])
             if kind == _CALL and state.threads is not None and (callee_name(instruction) or "") in self.summaries.exiting:
@@ -751,7 +849,7 @@ class UniformityAnalysis:
             self._record(index, instruction, state, execution, ())
         if kind == _STORE_PARAMETER:
             return self._store_parameter(instruction, state, execution)
-        if kind == _STORE_LOCAL and self._private_local and len(instruction.operands) >= 2:
+        if kind == _STORE_LOCAL and keys is not None and self._private_local and len(instruction.operands) >= 2:
             stored = _without_bits(self._operand_value(instruction.operands[1], instruction, state))
             return self._write(index, instruction, state, execution, ((_LOCAL_KEY, False),), stored)
         return state
@@ -1601,7 +1699,9 @@ def _end_kind(last: ir.Instruction, function: ir.Function) -> str | None:
 # ----------------------------------------------------------------------------- correlated conditions
 
 
-def _correlated_branches(function: ir.Function, graph: cfg_module.ControlFlowGraph, names: _RegisterNames, branches) -> dict:
+def _correlated_branches(
+    function: ir.Function, graph: cfg_module.ControlFlowGraph, names: _RegisterNames, branches, visited: Sequence[int]
+) -> dict:
     """Branches whose splitting the threads makes some other edges infeasible: the condition is
     `and`/`or`/`not` of comparisons, a comparison operand that is CTA-uniform must then have one
     value (`%p12 = !(%p5 && warp == 0)` splits threads only when `%p5` is true), and an edge
@@ -1611,7 +1711,8 @@ def _correlated_branches(function: ir.Function, graph: cfg_module.ControlFlowGra
     instructions = function.instructions
     definitions: dict[str, int] = {}
     repeated = names.written_more_than_once
-    for index, instruction in enumerate(instructions):
+    for index in visited:  # the definitions of every register a branch condition reads
+        instruction = instructions[index]
         for operand in instruction.destinations:
             for register in ir.registers_in(operand):
                 key = names.key(register.name, instruction.scope)
@@ -1854,8 +1955,10 @@ def direct_collectives(function: ir.Function) -> dict[int, Collective]:
     return found
 
 
-def analyze_module(module: ir.Module, options: Options, everything: bool = False) -> ModuleUniformity:
-    """Analyse the functions that need it (all of them when ``everything``), interprocedurally."""
+def analyze_module(module: ir.Module, options: Options, everything: bool = False, sparse: bool = True) -> ModuleUniformity:
+    """Analyse the functions that need it (all of them when ``everything``), interprocedurally.
+    ``sparse`` False visits every instruction even when only some facts are wanted (the
+    reference the sparse analysis is tested against)."""
     functions = {function.name: function for function in module.functions if function.has_body}
     direct = {name: direct_collectives(function) for name, function in functions.items()}
     if not everything and not any(direct.values()):
@@ -1889,7 +1992,9 @@ def analyze_module(module: ir.Module, options: Options, everything: bool = False
             if known is not None and known[0] == inputs:
                 analysis, analysed = known[1], known[2]
             else:
-                analysis, analysed = _analyze_function(function, options, summaries, direct[name], everything, statics)
+                analysis, analysed = _analyze_function(
+                    function, options, summaries, direct[name], everything, statics, dense=everything or not sparse
+                )
                 previous[name] = (inputs, analysis, analysed)
             result.functions[name] = analysed
             for callee, values in analysis.arguments.items():
@@ -1905,7 +2010,7 @@ def analyze_module(module: ir.Module, options: Options, everything: bool = False
     return result
 
 
-def _analyze_function(function, options, summaries, collectives, everything, statics=None):
+def _analyze_function(function, options, summaries, collectives, everything, statics=None, dense=True):
     known = statics.get(function.name) if statics is not None else None
     if known is None:
         graph = cfg_module.build(function)
@@ -1917,7 +2022,7 @@ def _analyze_function(function, options, summaries, collectives, everything, sta
                 reached = summaries.called.get(callee_name(instruction) or "", ())
                 if reached:
                     calls[index] = reached
-        known = (graph, lanes, requirements, calls, _Static(function, graph, requirements))
+        known = (graph, lanes, requirements, calls, _Static(function, graph, requirements, dense))
         if statics is not None:
             statics[function.name] = known
     graph, lanes, requirements, calls, static = known

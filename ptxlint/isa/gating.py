@@ -12,6 +12,7 @@ then by the rows of each of its qualifiers. What no row mentions is not judged.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ptxlint.isa.targets import Target, Version, parse_version, supports
 
@@ -193,17 +194,21 @@ def _judge(gate: Gate, index: int | None, target: Target, version: Version | Non
     return None
 
 
-def gate_failures(base: str, modifiers: tuple[str, ...], target: Target, version: Version | None) -> list[GateFailure]:
+# A kernel repeats a few hundred distinct opcodes hundreds of thousands of times: judge each once.
+@lru_cache(maxsize=8192)
+def gate_failures(
+    base: str, modifiers: tuple[str, ...], target: Target, version: Version | None
+) -> tuple[GateFailure, ...]:
     """What this instruction uses that ``target`` at ``version`` does not have. When the
     instruction itself is unavailable its qualifiers are not judged (one finding, not five)."""
     gate = instruction_gate(base, modifiers)
     if gate is not None:
         failure = _judge(gate, None, target, version)
         if failure is not None:
-            return [failure]
+            return (failure,)
     failures = []
     for qualifier_gate, index in qualifier_gates(base, modifiers):
         failure = _judge(qualifier_gate, index, target, version)
         if failure is not None:
             failures.append(failure)
-    return failures
+    return tuple(failures)
