@@ -429,7 +429,7 @@ class _Static:
     """What the analysis of one function needs that does not change between the rounds of the
     interprocedural iteration: registers, branches and their post-dominators."""
 
-    __slots__ = ("names", "branches", "ending_at", "plans", "private_local", "correlated", "visited_by_block")
+    __slots__ = ("names", "branches", "ending_at", "plans", "private_local", "correlated", "visited_by_block", "invariant")
 
     def __init__(
         self, function: ir.Function, graph: cfg_module.ControlFlowGraph, collectives: dict[int, Collective], dense: bool
@@ -462,6 +462,7 @@ class _Static:
             if info.post_dominator is not None:
                 self.ending_at.setdefault(info.post_dominator, set()).add(info.block)
         self.correlated = _correlated_branches(function, graph, names, self.branches, visited)
+        self.invariant = _invariant_registers(function, visited, names)
 
 
 def _relevant_instructions(
@@ -518,6 +519,99 @@ def _relevant_instructions(
                     relevant.add(writer)
                     work.append(writer)
     return relevant, valued
+
+
+# Operations whose result is a function of their operands alone (no memory, no lane exchange).
+_PURE_OPERATIONS = frozenset(
+    {"mov", "add", "sub", "mul", "mad", "shl", "shr", "and", "or", "xor", "not", "neg", "abs", "min", "max",
+     "div", "rem", "cvt", "cvta", "selp", "setp", "bfe", "bfi", "prmt"}
+)
+# Special registers that hold one value for a thread's whole life, the same across its CTA.
+_STEADY_SPECIAL_LEVELS = frozenset({"cta", "cluster", "grid"})
+_NUMBERING_ROUNDS = 4
+
+
+def _invariant_registers(function: ir.Function, visited: Sequence[int], names: _RegisterNames) -> frozenset[str]:
+    """Registers every write of which computes one CTA-invariant expression: from immediates,
+    symbols, kernel parameters and `.const` memory (read-only), the special registers fixed for
+    a CTA's life, and registers with the same property (value numbering). Compilers rematerialise
+    such values (nvcc reloads kernel parameters inside loops); a thread that skipped a rewrite
+    under divergent control still holds the same value, so the rewrite does not make threads
+    differ. Numbered in textual order, a few rounds for values carried around loops."""
+    instructions = function.instructions
+    kernel_parameters = frozenset(parameter.name for parameter in function.parameters) if function.is_kernel else frozenset()
+    writes: dict[str, list[tuple[int, int]]] = {}  # key → (instruction, position among its results)
+    for index in visited:
+        instruction = instructions[index]
+        position = 0
+        for operand in instruction.destinations:
+            for register in ir.registers_in(operand):
+                writes.setdefault(names.key(register.name, instruction.scope), []).append((index, position))
+                position += 1
+    numbers: dict[str, tuple] = {}
+    for _ in range(_NUMBERING_ROUNDS):
+        found_more = False
+        for key, places in writes.items():
+            if key in numbers:
+                continue
+            number = None
+            for index, position in places:
+                this = _value_number(instructions[index], position, numbers, names, kernel_parameters)
+                if this is None or (number is not None and this != number):
+                    number = None
+                    break
+                number = this
+            if number is not None:
+                numbers[key] = number
+                found_more = True
+        if not found_more:
+            break
+    return frozenset(numbers)
+
+
+def _value_number(instruction: ir.Instruction, position: int, numbers: dict[str, tuple], names, kernel_parameters) -> tuple | None:
+    """A structural name for the value ``instruction`` writes to its result ``position`` when
+    that value is CTA-invariant (equal names, equal values), else None."""
+    opcode = instruction.opcode
+    sources = instruction.sources
+    if opcode.base == "ld" and len(sources) == 1 and type(sources[0]) is ir.Address:
+        address = _operand_number(sources[0], instruction, numbers, names)
+        if address is None:
+            return None
+        if opcode.has("const") or (opcode.has("param") and _root_symbol(address) in kernel_parameters):
+            return ("ld", opcode.text, address, position)
+        return None
+    if opcode.base not in _PURE_OPERATIONS:
+        return None
+    operands = tuple(_operand_number(operand, instruction, numbers, names) for operand in sources)
+    if None in operands:
+        return None
+    if opcode.base == "mov" and len(operands) == 1:
+        return operands[0]  # a copy is the value copied
+    return (opcode.text, operands, position)
+
+
+def _operand_number(operand: ir.Operand, instruction: ir.Instruction, numbers: dict[str, tuple], names) -> tuple | None:
+    kind = type(operand)
+    if kind is ir.Register:
+        return numbers.get(names.key(operand.name, instruction.scope))
+    if kind is ir.Immediate:
+        return ("immediate", operand.value)
+    if kind is ir.Symbol:
+        return ("symbol", operand.name)
+    if kind is ir.SpecialRegister:
+        base = special_register_base(operand.name)
+        return ("special", operand.name) if base is not None and UNIFORMITY[base] in _STEADY_SPECIAL_LEVELS else None
+    if kind is ir.Address and not operand.extra:
+        base = ("none",) if operand.base is None else _operand_number(operand.base, instruction, numbers, names)
+        return None if base is None else ("address", base, operand.offset)
+    return None
+
+
+def _root_symbol(address: tuple) -> str | None:
+    """The symbol an address number is an offset from, if any."""
+    base = address[1] if address[0] == "address" else address
+    return base[1] if base[0] == "symbol" else None
 
 
 def _by_block(graph: cfg_module.ControlFlowGraph, visited: Sequence[int]) -> list[Sequence[int]]:
@@ -666,6 +760,7 @@ class UniformityAnalysis:
         self._origins: dict[tuple[int, str], Origin] = {}
         self._branches = static.branches
         self._private_local = static.private_local
+        self._invariant = static.invariant
         self._ending_at = static.ending_at
         # Path facts: which threads reach each block (only when `%tid.x / 32` is the warp rank).
         bound = lanes.x_bound
@@ -959,6 +1054,7 @@ class UniformityAnalysis:
                     return State(values, state.control, state.exits, self.epoch, state.threads)
             return state
         guarded = instruction.guard is not None
+        invariant = self._invariant
         raised = self._raised.get(self.cfg.block_of(index)) if self.space is not None else None
         last_value = last_raised = None  # results usually share one value: raise it once
         shared = written if type(written) is Value else None
@@ -966,8 +1062,9 @@ class UniformityAnalysis:
             value = shared if shared is not None else written[position]
             data_value = value
             # A constant in a register written once is the same in every thread that reads it
-            # (each read follows the one write) and in every loop iteration: no raise.
-            if execution is not None and not (not sensitive and type(value.bits) is Constant):
+            # (each read follows the one write) and in every loop iteration: no raise. Nor for a
+            # register every write of which computes one CTA-invariant expression.
+            if execution is not None and key not in invariant and not (not sensitive and type(value.bits) is Constant):
                 if value is not last_value:
                     last_value, last_raised = value, _at_least(value, execution.level, _control_origin(execution))
                 value = last_raised
@@ -1550,8 +1647,10 @@ class UniformityAnalysis:
         if requirement is None and not is_call and not self.record_everything:
             return
         defined = None
+        keys = self._plans[index][1]
+        steady = bool(keys) and all(key in self._invariant for key, _ in keys)  # not raised: see _write
         for value in results:
-            if execution is not None:
+            if execution is not None and not steady:
                 value = _at_least(value, execution.level, _control_origin(execution))
             defined = value if defined is None else join(defined, value)
         operands: dict[int, Value] = {}
