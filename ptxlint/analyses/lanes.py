@@ -105,7 +105,26 @@ class TidSet:
     mask: int
 
 
-Form = TidBits | Constant | Multiple | TidSet
+@dataclass(frozen=True, slots=True)
+class TidDependence:
+    """A value whose bits depend on `%tid.x` bits in known places, where one field cannot say
+    it: bit i is a function of CTA-uniform values and of the `%tid.x` bits set in ``bits[i]``
+    (the tuple runs from bit 0 to the highest dependent bit). Bitwise arithmetic on several
+    fields leaves these: `((tid << 16) | (tid >> 3)) & 0x600010`, CUTLASS's tensor-memory lane
+    base, depends on `%tid.x` bits 5 to 7 only, so it is warp-uniform."""
+
+    bits: tuple[int, ...]
+
+    @property
+    def lowest(self) -> int | None:
+        """The lowest `%tid.x` bit anything depends on (None: the value is CTA-uniform)."""
+        union = 0
+        for dependence in self.bits:
+            union |= dependence
+        return None if union == 0 else _trailing_zeros(union)
+
+
+Form = TidBits | Constant | Multiple | TidSet | TidDependence
 TID_X = TidBits(0, None, 0)
 _MAX_BLOCK_X = 1024  # the hardware limit on %ntid.x
 
@@ -158,6 +177,15 @@ class LaneModel:
         if group_bits >= _WARP_BITS and self.warp_bits_ok:
             return Level.WARP
         return Level.THREAD
+
+    def level_of_dependence(self, dependence: TidDependence) -> Level:
+        lowest = dependence.lowest
+        return Level.CTA if lowest is None else self.level_of_group_bits(lowest)
+
+    @property
+    def tid_bits(self) -> int:
+        """How many low bits of `%tid.x` can be non-zero."""
+        return (self.x_bound - 1).bit_length() if self.x_bound else 0
 
     def level_of_threshold(self, bits: TidBits, threshold: int) -> Level:
         """The level of ``value < threshold`` (unsigned) for the field ``bits``."""
@@ -282,3 +310,68 @@ def power_of_two(value: int | float) -> int | None:
     if not isinstance(value, int) or value <= 0 or value & (value - 1):
         return None
     return value.bit_length() - 1
+
+
+# ----------------------------------------------------------------------------- bit dependences
+
+
+def dependence_of(form: Form | None, tid_bits: int) -> TidDependence | None:
+    """The bit dependences of a value's form, for a `%tid.x` of ``tid_bits`` bits. A field
+    ``f + addend``: bit ``position + i`` depends on `%tid.x` bit ``low + i``, and with an addend
+    the carries make every bit depend on all bits below it. None for forms that say nothing
+    (callers pass only forms of values they know to be CTA-uniform or exact)."""
+    if type(form) is TidDependence:
+        return form
+    if type(form) is TidBits:
+        top = tid_bits if form.high is None else min(form.high, tid_bits)
+        bits = [0] * form.position
+        bits.extend(1 << tid_bit for tid_bit in range(form.low, top))
+        dependence = _normalised(bits)
+        return dependence if form.plain else carried(dependence)
+    if form is None or type(form) is Constant or type(form) is Multiple:
+        return _NO_DEPENDENCE
+    return None
+
+
+def combined(first: TidDependence, second: TidDependence) -> TidDependence:
+    """`a & b`, `a | b`, `a ^ b`: each bit depends on both operands' same bit."""
+    longer, shorter = (first.bits, second.bits) if len(first.bits) >= len(second.bits) else (second.bits, first.bits)
+    return TidDependence(tuple(bit | (shorter[i] if i < len(shorter) else 0) for i, bit in enumerate(longer)))
+
+
+def masked(dependence: TidDependence, value: int) -> TidDependence:
+    """`a & constant`: the cleared bits are 0 in every thread."""
+    return _normalised([bit if value >> i & 1 else 0 for i, bit in enumerate(dependence.bits)])
+
+
+def shifted_left(dependence: TidDependence, amount: int) -> TidDependence:
+    return _normalised([0] * amount + list(dependence.bits))
+
+
+def shifted_right(dependence: TidDependence, amount: int, width: int, signed: bool) -> TidDependence:
+    """``a >> amount`` in a ``width``-bit register (an arithmetic shift copies the sign bit)."""
+    bits = list(dependence.bits[:width]) + [0] * max(0, width - len(dependence.bits))
+    shifted = bits[amount:] + [bits[width - 1] if signed else 0] * min(amount, width)
+    return _normalised(shifted)
+
+
+def carried(dependence: TidDependence) -> TidDependence:
+    """Addition and multiplication: a carry makes each bit depend on every bit below it."""
+    bits = []
+    union = 0
+    for bit in dependence.bits:
+        union |= bit
+        bits.append(union)
+    if union:
+        bits.extend([union] * (_WORD_BITS - len(bits)))
+    return _normalised(bits)
+
+
+def _normalised(bits: list[int]) -> TidDependence:
+    del bits[_WORD_BITS:]
+    while bits and not bits[-1]:
+        bits.pop()
+    return TidDependence(tuple(bits))
+
+
+_NO_DEPENDENCE = TidDependence(())

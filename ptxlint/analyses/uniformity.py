@@ -61,7 +61,14 @@ from ptxlint.analyses.lanes import (
     Level,
     Multiple,
     TidBits,
+    TidDependence,
     TidSet,
+    carried,
+    combined,
+    dependence_of,
+    masked,
+    shifted_left,
+    shifted_right,
     alignment_of,
     mask,
     power_of_two,
@@ -522,6 +529,8 @@ def _relevant_instructions(
 
 
 # Operations whose result is a function of their operands alone (no memory, no lane exchange).
+# Integer operations whose result bits depend on known bits of their operands.
+_DEPENDENCE_OPERATIONS = frozenset({"and", "or", "xor", "shl", "shr", "add", "sub", "mul", "mad"})
 _PURE_OPERATIONS = frozenset(
     {"mov", "add", "sub", "mul", "mad", "shl", "shr", "and", "or", "xor", "not", "neg", "abs", "min", "max",
      "div", "rem", "cvt", "cvta", "selp", "setp", "bfe", "bfi", "prmt"}
@@ -1386,9 +1395,13 @@ class UniformityAnalysis:
         if not sources or not _integer_only(opcode):
             return self._sources_value(instruction, state)
         values = [self._operand_value(operand, instruction, state) for operand in sources]
-        exact = self._exact(opcode.base, opcode, values)
-        if exact is not None:
-            return exact
+        if opcode.base in ("mov", "cvt") or not any(type(value.bits) is TidDependence for value in values):
+            exact = self._exact(opcode.base, opcode, values)
+            if exact is not None:
+                return exact
+        dependent = self._dependence(opcode, values)
+        if dependent is not None:
+            return dependent
         fallback = UNIFORM
         for value in values:
             fallback = join(fallback, value)
@@ -1413,6 +1426,47 @@ class UniformityAnalysis:
         if type(first.bits) is not TidBits:
             return self._uniform_arithmetic(base, first, constant)
         return self._bits_value(base, opcode, first.bits, constant, first)
+
+    def _dependence(self, opcode: ir.Opcode, values: list[Value]) -> Value | None:
+        """Bitwise arithmetic on `%tid.x` fields that no single field describes, as the
+        `%tid.x` bits each result bit depends on (see :class:`TidDependence`)."""
+        base = opcode.base
+        if base not in _DEPENDENCE_OPERATIONS or not any(type(value.bits) in (TidBits, TidDependence) for value in values):
+            return None
+        tid_bits = self.lanes.tid_bits
+        dependences = []
+        for value in values:
+            exact = type(value.bits) in (TidBits, TidDependence)
+            dependence = dependence_of(value.bits, tid_bits) if exact or value.level == Level.CTA else None
+            if dependence is None:
+                return None
+            dependences.append(dependence)
+        constants = [_constant(value) for value in values]
+        width = next((int(m[1:]) for m in opcode.modifiers if m[:1] in "usb" and m[1:].isdigit()), 32)
+        if base in ("shl", "shr"):
+            amount = constants[1] if len(values) == 2 else None
+            if amount is None or not 0 <= amount < width:
+                return None
+            signed = base == "shr" and opcode.has(f"s{width}")
+            result = shifted_left(dependences[0], amount) if base == "shl" else shifted_right(dependences[0], amount, width, signed)
+        elif base == "and" and len(values) == 2 and (constants[0] is not None or constants[1] is not None):
+            constant, other = (constants[1], dependences[0]) if constants[1] is not None else (constants[0], dependences[1])
+            result = masked(other, constant)
+        elif base in ("and", "or", "xor"):
+            result = dependences[0]
+            for dependence in dependences[1:]:
+                result = combined(result, dependence)
+        else:  # add, sub, mul, mad: carries
+            if base in ("mul", "mad") and opcode.has("hi"):
+                return None
+            result = dependences[0]
+            for dependence in dependences[1:]:
+                result = combined(result, dependence)
+            result = carried(result)
+        if result.lowest is None:
+            return Value(Level.CTA)
+        varying = max(values, key=lambda value: value.level)
+        return _at_most(Value(varying.level, result, varying.origin), self.lanes.level_of_dependence(result))
 
     def _add(self, base: str, first: Value, second: Value) -> Value | None:
         """`a + b`: a field plus a uniform addend stays a field (`ctaid * ntid + tid`); `or` and
