@@ -86,16 +86,18 @@ class ConditionRegisters:
         return name in self.names
 
 
-def condition_registers(instructions: tuple[Instruction, ...]) -> ConditionRegisters:
+def condition_registers(instructions: tuple[Instruction, ...], written: list | None = None) -> ConditionRegisters:
     """Guard predicates, then (transitively) the registers the `setp`, `mov` and `not` that
-    write them read."""
+    write them read. ``written``: the registers each instruction writes, when known."""
     definers: dict[str, list[Instruction]] = {}
     pending: list[str] = []
-    for instruction in instructions:
-        if instruction.guard is not None and type(instruction.guard.predicate) is Register:
-            pending.append(instruction.guard.predicate.name)
-        if instruction.opcode.base in ("setp", "mov", "not") and instruction.guard is None:
-            for name in written_registers(instruction):
+    for index, instruction in enumerate(instructions):
+        guard = instruction.guard
+        if guard is not None:
+            if type(guard.predicate) is Register:
+                pending.append(guard.predicate.name)
+        elif instruction.opcode.base in ("setp", "mov", "not"):
+            for name in written[index] if written is not None else written_registers(instruction):
                 definers.setdefault(name, []).append(instruction)
     names: set[str] = set()
     while pending:
@@ -126,12 +128,12 @@ class BranchTable:
     @functools.cached_property
     def condition_registers(self) -> ConditionRegisters:
         """The registers branch conditions depend on (shared by the path-sensitive analyses)."""
-        return condition_registers(self.values.cfg.function.instructions)
+        return condition_registers(self.values.cfg.function.instructions, self.written)
 
-    @functools.cached_property
-    def written(self) -> list[tuple[str, ...]]:
+    @property
+    def written(self) -> list[list[str]]:
         """The registers each instruction writes, by instruction index."""
-        return [written_registers(instruction) for instruction in self.values.cfg.function.instructions]
+        return self.values.names.writes
 
     @functools.cached_property
     def defines(self) -> list[bool]:

@@ -26,7 +26,7 @@ from ptxlint.callgraph import CallGraph, callee_name
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, solve_forward
 from ptxlint.diagnostics import Label
-from ptxlint.ir import Address, Function, Instruction, Register, registers_in
+from ptxlint.ir import Address, Function, Instruction, registers_in
 from ptxlint.isa.tcgen05 import WAIT_LD, WAIT_ST, operation
 
 
@@ -59,8 +59,7 @@ def called_operations(instruction: Instruction, summaries: dict[str, frozenset[s
 # ----------------------------------------------------------------------------- pending ld/st
 
 
-@dataclass(frozen=True, slots=True)
-class Pending:
+class Pending(NamedTuple):
     index: int  # the `tcgen05.ld`/`st` instruction
     kind: str  # "ld" or "st"
     unread: frozenset[str]  # destination registers of a load not read since it was issued
@@ -94,7 +93,17 @@ class TensorMemoryState(PathSensitiveAnalysis):
     def __init__(self, branches: BranchTable, function: Function, summaries: dict[str, frozenset[str]]) -> None:
         self.function = function
         self.summaries = summaries
-        self._reads: dict[int, frozenset[str]] = {}
+        # Only registers some `tcgen05.ld` writes can be a pending load's unread registers: the
+        # reads of any other register observe nothing.
+        loaded: set[str] = set()
+        for instruction in function.instructions:
+            if operation(instruction.opcode.base, instruction.opcode.modifiers) == "ld":
+                loaded |= _loaded_registers(instruction)
+        nothing: frozenset[str] = frozenset()
+        self._reads = [
+            nothing if loaded.isdisjoint(read) else frozenset(read).intersection(loaded)
+            for read in branches.values.names.reads
+        ]
         super().__init__(branches)
 
     def initial_payload(self) -> Payload:
@@ -104,23 +113,22 @@ class TensorMemoryState(PathSensitiveAnalysis):
         opcode = instruction.opcode
         return opcode.base == "call" or operation(opcode.base, opcode.modifiers) in _TRACKED
 
+    def observes(self, index: int, instruction: Instruction) -> bool:
+        return bool(self._reads[index])
+
     def observing(self, payload: Payload) -> bool:
         return bool(payload.unread)
 
     def observe(self, index: int, instruction: Instruction, payload: Payload) -> Payload:
         """Reading a pending load's destination registers consumes them."""
-        if not self.observing(payload):
-            return payload
-        read = self._reads.get(index)
-        if read is None:
-            read = self._reads[index] = _read_registers(instruction)
+        read = self._reads[index]
         if read.isdisjoint(payload.unread):
             return payload
         pending = frozenset(
             Pending(item.index, item.kind, item.unread - read) if item.unread & read else item
             for item in payload.pending
         )
-        return _payload(pending, payload.allocations)
+        return Payload(pending, payload.allocations, payload.unread - read)
 
     def step(self, index: int, instruction: Instruction, payload: Payload) -> Payload:
         opcode = instruction.opcode
@@ -158,14 +166,6 @@ class TensorMemoryState(PathSensitiveAnalysis):
         elif "alloc" in operations:
             allocations = allocations | {index}
         return _payload(pending, allocations)
-
-
-def _read_registers(instruction: Instruction) -> frozenset[str]:
-    names = {register.name for operand in instruction.sources for register in registers_in(operand)}
-    guard = instruction.guard
-    if guard is not None and type(guard.predicate) is Register:
-        names.add(guard.predicate.name)
-    return frozenset(names)
 
 
 def pending_items(state: PathState) -> dict[Pending, int]:

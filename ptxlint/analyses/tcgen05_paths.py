@@ -19,9 +19,8 @@ condition of its own (for `elect.sync` predicates, which no comparison defines);
 
 from __future__ import annotations
 
-import functools
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Hashable, Iterable
 
 from ptxlint.analyses.roles import Branch, BranchTable, all_warps, warps_where
@@ -77,36 +76,9 @@ def comparison(instruction: Instruction) -> tuple[Condition, bool] | None:
     return (canonical, left, right), polarity
 
 
-@functools.lru_cache(maxsize=4096)
-def _mentioned(outcomes: frozenset, predicates: frozenset, copies: frozenset) -> frozenset[str]:
-    """Every register a context's facts depend on (frozensets cache their hashes, so the lookup
-    is cheap; contexts repeat along straight-line code)."""
-    names: set = set()
-    for (_, left, right), _ in outcomes:
-        names.update((left, right))
-    for name, (_, left, right), _ in predicates:
-        names.update((name, left, right))
-    for copy, source in copies:
-        names.update((copy, source))
-    return frozenset(name for name in names if type(name) is str)
-
-
-@functools.lru_cache(maxsize=4096)
-def _definitions(predicates: frozenset) -> dict[str, list[tuple[Condition, bool]]]:
-    """A context's predicate definitions by predicate register."""
-    found: dict[str, list[tuple[Condition, bool]]] = {}
-    for name, condition, polarity in predicates:
-        found.setdefault(name, []).append((condition, polarity))
-    return found
-
-
 def _equality(left, right) -> Condition:
     """`left == right` in canonical operand order."""
     return ("eq", right, left) if str(right) < str(left) else ("eq", left, right)
-
-
-def _mentions(condition: Condition, name: str) -> bool:
-    return condition[1] == name or condition[2] == name
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,16 +91,48 @@ class PathContext:
     outcomes: frozenset = frozenset()
     predicates: frozenset = frozenset()
     copies: frozenset = frozenset()  # (register, the register it was copied from)
+    # Indexes over the facts, computed on first use (see :meth:`mentioned` and
+    # :meth:`definitions`) and handed on to contexts with the same facts; not part of equality.
+    _mentioned: frozenset | None = field(default=None, compare=False, repr=False)
+    _definitions: dict | None = field(default=None, compare=False, repr=False)
 
     def merge(self, other: PathContext) -> PathContext:
         if self == other:
             return self
+        # The common facts mention no register that either side's facts do not.
+        mentioned = self._mentioned if other._mentioned is None else other._mentioned
+        if self._mentioned is not None and other._mentioned is not None:
+            mentioned = self._mentioned & other._mentioned
         return PathContext(
             self.warps | other.warps,
             self.outcomes & other.outcomes,
             self.predicates & other.predicates,
             self.copies & other.copies,
+            mentioned,
         )
+
+    def mentioned(self) -> frozenset[str]:
+        """Every register the facts depend on (a superset once some facts are forgotten)."""
+        names = self._mentioned
+        if names is None:
+            found: set = set()
+            for (_, left, right), _ in self.outcomes:
+                found.update((left, right))
+            for name, (_, left, right), _ in self.predicates:
+                found.update((name, left, right))
+            for copy, source in self.copies:
+                found.update((copy, source))
+            names = frozenset(name for name in found if type(name) is str)
+            object.__setattr__(self, "_mentioned", names)
+        return names
+
+    def definitions(self) -> dict[str, tuple[tuple[Condition, bool], ...]]:
+        """The predicate definitions by predicate register."""
+        found = self._definitions
+        if found is None:
+            found = _with_definitions({}, self.predicates)
+            object.__setattr__(self, "_definitions", found)
+        return found
 
     def original(self, name: str | int) -> str | int:
         """The register ``name`` is an unchanged copy of (`mov.b32 %r35, %r1`: %r1), so that
@@ -146,9 +150,8 @@ class PathContext:
         if not defines:
             return self  # facts only mention registers conditions depend on: none written here
         context = self
-        if self.outcomes or self.predicates or self.copies:
-            if not _mentioned(self.outcomes, self.predicates, self.copies).isdisjoint(written):
-                context = self._forget(written)
+        if (self.outcomes or self.predicates or self.copies) and not self.mentioned().isdisjoint(written):
+            context = self._forget(written)
         base = instruction.opcode.base
         if base == "setp":
             context = context._define(instruction)
@@ -174,21 +177,28 @@ class PathContext:
                 # Follow what defined the predicate: `not.pred %p2, %p1` and `setp.eq %p1, %r1, 0`.
                 pending.extend(
                     (definition, holds == polarity)
-                    for definition, polarity in _definitions(self.predicates).get(condition[1], ())
+                    for definition, polarity in self.definitions().get(condition[1], ())
                 )
-        return PathContext(warps, outcomes, self.predicates, self.copies)
+        # The new outcomes mention the predicate and what its definitions mention: the indexes
+        # carry over.
+        mentioned = self._mentioned
+        if mentioned is not None and predicate not in mentioned:
+            mentioned = mentioned | {predicate}
+        return PathContext(warps, outcomes, self.predicates, self.copies, mentioned, self._definitions)
 
     def _forget(self, written: tuple[str, ...]) -> PathContext:
+        gone = set(written)
         outcomes = frozenset(
-            (condition, holds) for condition, holds in self.outcomes
-            if not any(_mentions(condition, name) for name in written)
+            fact for fact in self.outcomes if fact[0][1] not in gone and fact[0][2] not in gone
         )
         predicates = frozenset(
             entry for entry in self.predicates
-            if entry[0] not in written and not any(_mentions(entry[1], name) for name in written)
+            if entry[0] not in gone and entry[1][1] not in gone and entry[1][2] not in gone
         )
-        copies = frozenset(pair for pair in self.copies if pair[0] not in written and pair[1] not in written)
-        return PathContext(self.warps, outcomes, predicates, copies)
+        copies = frozenset(pair for pair in self.copies if pair[0] not in gone and pair[1] not in gone)
+        # What is left mentions none of the forgotten registers (and maybe fewer others).
+        mentioned = None if self._mentioned is None else self._mentioned - gone
+        return PathContext(self.warps, outcomes, predicates, copies, mentioned)
 
     def _copy(self, instruction: Instruction) -> PathContext:
         """`mov.pred p, 1` makes a known outcome; `mov.pred q, p` and `not.pred q, p` define
@@ -201,19 +211,19 @@ class PathContext:
         if "pred" in instruction.opcode.modifiers:
             if type(source) is Immediate and type(source.value) is int:
                 fact = (("is", destination.name, None), bool(source.value) == positive)
-                return PathContext(self.warps, self.outcomes | {fact}, self.predicates, self.copies)
+                return self._adding(self.outcomes | {fact}, self.predicates, self.copies, (destination.name,))
             if type(source) is Register:
                 definition = (destination.name, ("is", source.name, None), positive)
-                return PathContext(self.warps, self.outcomes, self.predicates | {definition}, self.copies)
+                return self._adding(self.outcomes, self.predicates | {definition}, self.copies, (destination.name, source.name), (definition,))
             return self
         if not positive:
             return self
         if type(source) is Register and source.name != destination.name:
             copy = (destination.name, self.original(source.name))
-            return PathContext(self.warps, self.outcomes, self.predicates, self.copies | {copy})
+            return self._adding(self.outcomes, self.predicates, self.copies | {copy}, copy)
         if type(source) is Immediate and type(source.value) is int:
             condition = _equality(destination.name, source.value)
-            return PathContext(self.warps, self.outcomes | {(condition, True)}, self.predicates, self.copies)
+            return self._adding(self.outcomes | {(condition, True)}, self.predicates, self.copies, (destination.name,))
         return self
 
     def _define(self, instruction: Instruction) -> PathContext:
@@ -234,7 +244,24 @@ class PathContext:
                     definitions.append((operand.name, condition, value))
         if not definitions:
             return self
-        return PathContext(self.warps, self.outcomes, self.predicates | frozenset(definitions), self.copies)
+        names = [definition[0] for definition in definitions] + [name for name in condition[1:] if type(name) is str]
+        return self._adding(self.outcomes, self.predicates | frozenset(definitions), self.copies, names, definitions)
+
+    def _adding(self, outcomes: frozenset, predicates: frozenset, copies: frozenset, names, defined=()) -> PathContext:
+        """A context with more facts, which mention the registers ``names``; ``defined`` are the
+        new predicate definitions."""
+        mentioned = None if self._mentioned is None else self._mentioned.union(names)
+        definitions = self._definitions if not defined or self._definitions is None else _with_definitions(dict(self._definitions), defined)
+        return PathContext(self.warps, outcomes, predicates, copies, mentioned, definitions)
+
+
+def _with_definitions(found: dict, predicates: Iterable) -> dict:
+    """``found`` (predicate register → its definitions) with ``predicates`` added."""
+    for name, condition, polarity in predicates:
+        known = found.get(name, ())
+        if (condition, polarity) not in known:
+            found[name] = known + ((condition, polarity),)
+    return found
 
 
 def _contradicts(outcomes: frozenset, condition: Condition, holds: bool) -> bool:
@@ -270,6 +297,7 @@ class PathSensitiveAnalysis:
         self._written = branches.written
         self._defines = branches.defines
         self._affects = [self.affects(index, instruction) for index, instruction in enumerate(instructions)]
+        self._observes = [self.observes(index, instruction) for index, instruction in enumerate(instructions)]
 
     # -- what subclasses provide
 
@@ -281,6 +309,10 @@ class PathSensitiveAnalysis:
 
     def step(self, index: int, instruction: Instruction, payload):
         raise NotImplementedError
+
+    def observes(self, index: int, instruction: Instruction) -> bool:
+        """Whether :meth:`observe` may change some payload at this instruction."""
+        return False
 
     def observe(self, index: int, instruction: Instruction, payload):
         """How merely executing an instruction changes a payload (reads of registers); applied
@@ -315,7 +347,7 @@ class PathSensitiveAnalysis:
             return state
         defines = self._defines[index]
         affects = self._affects[index]
-        if not defines and not affects and not self._observing(state):
+        if not defines and not affects and not (self._observes[index] and self._observing(state)):
             return state  # it writes nothing a condition depends on: no fact changes
         written = self._written[index]
         classes: dict = {}
@@ -334,7 +366,7 @@ class PathSensitiveAnalysis:
         return self._bounded(classes) if changed else state
 
     def _observed(self, index: int, instruction: Instruction, payload):
-        return self.observe(index, instruction, payload) if payload else payload
+        return self.observe(index, instruction, payload) if payload and self._observes[index] else payload
 
     def observing(self, payload) -> bool:
         """Whether :meth:`observe` may change ``payload``."""

@@ -25,6 +25,7 @@ would address a column past the 512 that exist.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable, Union
 
@@ -40,6 +41,7 @@ from ptxlint.ir import (
     Negated,
     Pair,
     Register,
+    Sink,
     SpecialRegister,
     Symbol,
     Vector,
@@ -384,17 +386,14 @@ class WarpValues:
         is the same on every path (nvcc's PTX is nearly SSA; constants, the warp index and shared
         addresses are all of this kind). Keeping them out of the dataflow state makes its joins
         cheap. Loads stay in the state: what they read depends on the allocations seen."""
-        definitions: dict[str, int] = {}
-        for written in names.writes:
-            for name in written:
-                definitions[name] = definitions.get(name, 0) + 1
+        writers = names.writers
         empty = ValueState({}, frozenset())
         settled_definitions = []
         for index, instruction in enumerate(instructions):
             written = names.writes[index]
             if not written or instruction.guard is not None or instruction.opcode.base in ("ld", "tcgen05", "call"):
                 continue
-            if any(definitions[name] != 1 for name in written):
+            if any(len(writers[name]) != 1 for name in written):
                 continue
             if not all(name in self.settled for name in names.reads[index]):
                 continue
@@ -423,17 +422,14 @@ class WarpValues:
 
     def expire_block_locals(self, graph: ControlFlowGraph, names: RegisterNames) -> None:
         """Registers defined once and used only later in the same block (most of nvcc's
-        temporaries) are dropped from the state after their last use: no join ever needs them."""
-        definitions: dict[str, list[int]] = {}
-        uses: dict[str, list[int]] = {}
-        for index, (written, read) in enumerate(zip(names.writes, names.reads)):
-            for name in written:
-                definitions.setdefault(name, []).append(index)
-            for name in read:
-                uses.setdefault(name, []).append(index)
+        temporaries) are dropped from the state after their last use: no join ever needs them.
+        Only registers the transfer function can put in the state (written by an instruction
+        it does not skip) need it."""
+        uses = names.readers
+        needed = self.needed
         expiring: dict[int, list[str]] = {}
-        for name, defined in definitions.items():
-            if len(defined) != 1 or name in self.settled:
+        for name, defined in names.writers.items():
+            if len(defined) != 1 or name in self.settled or (needed is not None and defined[0] not in needed):
                 continue
             used = uses.get(name, [])
             block = graph.block_of(defined[0])
@@ -751,9 +747,10 @@ class FunctionValues:
     """The solved analysis of one function. States inside a block are recomputed on demand, one
     block at a time, and kept: rules ask about few blocks."""
 
-    def __init__(self, analysis: WarpValues, solution: Solution[ValueState]) -> None:
+    def __init__(self, analysis: WarpValues, solution: Solution[ValueState], names: RegisterNames) -> None:
         self.analysis = analysis
         self.solution = solution
+        self.names = names  # shared with the analyses built on this one
         self._before: dict[int, ValueState] = {}
         self._walked: set[int] = set()
 
@@ -826,12 +823,10 @@ class Slices:
 
 def slices(function: Function, names: RegisterNames) -> Slices:
     instructions = function.instructions
-    writers: dict[str, list[int]] = {}
+    writers = names.writers
     addresses: list[str] = []
     conditions: list[str] = []
     for index, instruction in enumerate(instructions):
-        for name in names.writes[index]:
-            writers.setdefault(name, []).append(index)
         if instruction.opcode.base == "tcgen05":
             addresses.extend(_operand_names(instruction))
         guard = instruction.guard
@@ -840,26 +835,25 @@ def slices(function: Function, names: RegisterNames) -> Slices:
     tcgen05 = {index for index, instruction in enumerate(instructions) if instruction.opcode.base == "tcgen05"}
     return Slices(
         frozenset(_backward_slice(names, writers, addresses) | tcgen05),
-        frozenset(_backward_slice(names, writers, conditions) & _depends_on_thread_index(instructions, names)),
+        frozenset(_depends_on_thread_index(instructions, names, _backward_slice(names, writers, conditions))),
     )
 
 
-def _depends_on_thread_index(instructions: tuple[Instruction, ...], names: RegisterNames) -> set[int]:
-    """The instructions whose operands derive from `%tid` (forward, flow-insensitive). A
-    condition computed from anything else holds alike in every warp, so evaluating it per warp
-    tells nothing about roles."""
-    readers: dict[str, list[int]] = {}
+def _depends_on_thread_index(instructions: tuple[Instruction, ...], names: RegisterNames, within: set[int]) -> set[int]:
+    """The instructions of ``within`` whose operands derive from `%tid` (forward,
+    flow-insensitive). A condition computed from anything else holds alike in every warp, so
+    evaluating it per warp tells nothing about roles. ``within`` is a backward slice: it holds
+    every writer of what its instructions read, so the search need not leave it."""
+    readers = names.readers
     found: set[int] = set()
-    for index, instruction in enumerate(instructions):
-        for name in names.reads[index]:
-            readers.setdefault(name, []).append(index)
-        if any(type(operand) is SpecialRegister and operand.name.startswith("%tid") for operand in instruction.sources):
+    for index in within:
+        if any(type(operand) is SpecialRegister and operand.name.startswith("%tid") for operand in instructions[index].sources):
             found.add(index)
     pending = list(found)
     while pending:
         for name in names.writes[pending.pop()]:
             for reader in readers.get(name, ()):
-                if reader not in found:
+                if reader in within and reader not in found:
                     found.add(reader)
                     pending.append(reader)
     return found
@@ -888,19 +882,53 @@ class RegisterNames:
     writes: list
     reads: list
 
+    @functools.cached_property
+    def writers(self) -> dict[str, list[int]]:
+        """The instructions that write each register."""
+        return _positions(self.writes)
+
+    @functools.cached_property
+    def readers(self) -> dict[str, list[int]]:
+        """The instructions that read each register (its guard included)."""
+        return _positions(self.reads)
+
     @classmethod
     def of(cls, instructions: tuple[Instruction, ...]) -> RegisterNames:
-        return cls([_written_names(i) for i in instructions], [_source_names(i) for i in instructions])
+        writes = []
+        reads = []
+        for instruction in instructions:
+            operands = instruction.operands
+            count = instruction.destination_count
+            writes.append(_register_names(operands[:count]))
+            read = _register_names(operands[count:])
+            guard = instruction.guard
+            if guard is not None and type(guard.predicate) is Register:
+                read.append(guard.predicate.name)
+            reads.append(read)
+        return cls(writes, reads)
 
 
-def _written_names(instruction: Instruction) -> list[str]:
-    return [register.name for operand in instruction.destinations for register in registers_in(operand)]
+def _positions(names_by_index: list) -> dict[str, list[int]]:
+    found: dict[str, list[int]] = {}
+    for index, names in enumerate(names_by_index):
+        for name in names:
+            found.setdefault(name, []).append(index)
+    return found
 
 
-def _source_names(instruction: Instruction) -> list[str]:
-    names = [register.name for operand in instruction.sources for register in registers_in(operand)]
-    if instruction.guard is not None and type(instruction.guard.predicate) is Register:
-        names.append(instruction.guard.predicate.name)
+# Operands that never hold a register: the common case skips :func:`registers_in`.
+_WITHOUT_REGISTERS = frozenset({Immediate, SpecialRegister, Symbol, Sink})
+
+
+def _register_names(operands: tuple) -> list[str]:
+    """Every register the operands mention, in textual order."""
+    names = []
+    for operand in operands:
+        kind = type(operand)
+        if kind is Register:
+            names.append(operand.name)
+        elif kind not in _WITHOUT_REGISTERS:
+            names.extend([register.name for register in registers_in(operand)])
     return names
 
 
@@ -922,4 +950,4 @@ def function_values(context: ModuleContext, function: Function) -> FunctionValue
     analysis = WarpValues(warp_count, shape.linear_tid_is_tid_x, slices(function, names))
     analysis.settle(function.instructions, names)
     analysis.expire_block_locals(graph, names)
-    return FunctionValues(analysis, solve_forward(graph, analysis))
+    return FunctionValues(analysis, solve_forward(graph, analysis), names)
