@@ -10,6 +10,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, TypeVar
 
+from ptxlint.cfg import ControlFlowGraph
+from ptxlint.cfg import build as build_cfg
 from ptxlint.ir import Function, Module
 
 T = TypeVar("T")
@@ -90,3 +92,7 @@ class ModuleContext:
     def function_analysis(self, function: Function, analysis: Callable[..., T]) -> T:
         """Run ``analysis(self, function)`` once per function and analysis."""
         return self.cached((analysis, id(function)), lambda: analysis(self, function))
+
+    def control_flow_graph(self, function: Function) -> ControlFlowGraph:
+        """The function's CFG, built once for every analysis that needs it."""
+        return self.cached((ControlFlowGraph, id(function)), lambda: build_cfg(function))

@@ -3,6 +3,10 @@ post-dominators, influence regions, and the call graph."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from ptxlint import cfg
 from ptxlint.callgraph import CallGraph
 from ptxlint.lower import lower
@@ -119,3 +123,25 @@ def test_call_graph_recursion_and_reach() -> None:
     assert graph.recursive == frozenset({"even", "odd"})
     assert graph.reachable_from("k") == ("k", "odd", "even", "leaf")
     assert [site.caller for site in graph.callers["leaf"]] == ["odd"]
+
+
+def _walks_up_to(idom: dict[int, int], ancestor: int, node: int) -> bool:
+    if node not in idom or ancestor not in idom:
+        return False
+    while node != ancestor:
+        if idom[node] == node:
+            return False
+        node = idom[node]
+    return True
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parent.parent / "fixtures").rglob("*.ptx")), ids=lambda p: p.name)
+def test_dominance_queries_agree_with_the_trees(path: Path) -> None:
+    module = lower(SourceFile.from_bytes(str(path), path.read_bytes()))
+    for function in module.functions:
+        graph = cfg.build(function)
+        nodes = range(len(graph.blocks) + 1)
+        for a in nodes:
+            for b in nodes:
+                assert graph.dominates(a, b) == _walks_up_to(graph.immediate_dominators, a, b)
+                assert graph.post_dominates(a, b) == _walks_up_to(graph.immediate_post_dominators, a, b)

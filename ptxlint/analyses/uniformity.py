@@ -49,7 +49,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass, field, replace
-from typing import Collection, Iterator, Sequence
+from typing import Callable, Collection, Iterator, Sequence
 
 from ptxlint import cfg as cfg_module
 from ptxlint import ir
@@ -190,6 +190,11 @@ class State:
 _EMPTY_STATE = State({})
 
 
+# Enclosing divergent branches a state tracks one by one (see UniformityAnalysis._bounded).
+_MAX_CONTROL = 64
+_NEVER_ENDS = -1  # the branch block of an entry no post-dominator ends
+
+
 def _join_control(first: tuple, second: tuple) -> tuple:
     """The join of two control sets, (branch block, divergence) sorted by block: per block the
     worse divergence. One linear merge; returns ``first`` or ``second`` itself when it already is
@@ -306,7 +311,9 @@ class ModuleUniformity:
 
 def module_uniformity(context: ModuleContext) -> ModuleUniformity:
     """The analysis of every function that needs it, computed once per module."""
-    return context.cached("uniformity", lambda: analyze_module(context.module, context.options))
+    return context.cached(
+        "uniformity", lambda: analyze_module(context.module, context.options, graph_of=context.control_flow_graph)
+    )
 
 
 # ----------------------------------------------------------------------------- registers
@@ -806,7 +813,7 @@ class UniformityAnalysis:
                 values[key] = join(current if current is not None else UNIFORM, value)
             for key in first.values.keys() - second.values.keys():
                 values[key] = join(values[key], UNIFORM)
-        control = _join_control(first.control, second.control)
+        control = self._bounded(_join_control(first.control, second.control))
         exits = _join_exits(first.exits, second.exits)
         threads = first.threads
         if threads is not second.threads and self.space is not None:
@@ -826,7 +833,7 @@ class UniformityAnalysis:
             divergence = self._branch_divergence(info, state)
             if divergence is not None:
                 if len(info.live) > 1 and not any(entry[1] is divergence for entry in control):
-                    control = _join_control(control, ((source, divergence),))
+                    control = self._bounded(_join_control(control, ((source, divergence),)))
                 if info.exits_elsewhere:
                     mark = self._exit_mark(divergence)
                     if not any(entry is mark for entry in exits):
@@ -841,6 +848,49 @@ class UniformityAnalysis:
         if control is state.control and exits is state.exits and values is state.values and threads is state.threads:
             return state
         return State(values, control, exits, state.epoch, threads)
+
+    def _bounded(self, control: tuple) -> tuple:
+        """At most :data:`_MAX_CONTROL` enclosing divergent branches, so that states stay small
+        in generated code nesting thousands of them (joins and edges are linear in the set).
+        Branches that reconverge at the same block end together: one entry, the worst, stands
+        for them all. If that is not enough, all entries become one that ends where the last of
+        them does (the reconvergence point that post-dominates the others'), or never: that
+        only makes more code divergent, never less. Real kernels nest a handful."""
+        if len(control) <= _MAX_CONTROL:
+            return control
+        correlated = self._correlated
+        by_ending: dict = {}
+        kept = []
+        for entry in control:
+            if entry[0] in correlated:
+                kept.append(entry)  # reconverges on its own edges: keep it apart
+                continue
+            ending = self._branches[entry[0]].post_dominator if entry[0] in self._branches else None
+            current = by_ending.get(ending)
+            # The worst; among equals the first branch, so that later ones change nothing.
+            if current is None or _worse(entry[1], current[1]) or (
+                not _worse(current[1], entry[1]) and entry[1].index < current[1].index
+            ):
+                by_ending[ending] = entry
+        kept.extend(by_ending.values())
+        if len(kept) > _MAX_CONTROL:
+            worst = max((entry[1] for entry in kept), key=lambda divergence: (divergence.rank, -divergence.index))
+            kept = [(self._last_to_end(by_ending), worst)]
+        return tuple(sorted(kept, key=lambda entry: entry[0]))
+
+    def _last_to_end(self, by_ending: dict) -> int:
+        """The branch block of the entry whose reconvergence point post-dominates every other
+        entry's, or :data:`_NEVER_ENDS`."""
+        if None in by_ending:
+            return _NEVER_ENDS
+        post_dominates = self.cfg.post_dominates
+        last = None
+        for ending in by_ending:
+            if last is None or post_dominates(ending, last):
+                last = ending
+        if all(post_dominates(last, ending) for ending in by_ending):
+            return by_ending[last][0]
+        return _NEVER_ENDS
 
     def _reconverged(self, branch: int, source: int, target: int) -> bool:
         """Whether the threads split by ``branch`` are all back together on the edge ``source →
@@ -2108,10 +2158,17 @@ def direct_collectives(function: ir.Function) -> dict[int, Collective]:
     return found
 
 
-def analyze_module(module: ir.Module, options: Options, everything: bool = False, sparse: bool = True) -> ModuleUniformity:
+def analyze_module(
+    module: ir.Module,
+    options: Options,
+    everything: bool = False,
+    sparse: bool = True,
+    graph_of: Callable[[ir.Function], cfg_module.ControlFlowGraph] = cfg_module.build,
+) -> ModuleUniformity:
     """Analyse the functions that need it (all of them when ``everything``), interprocedurally.
     ``sparse`` False visits every instruction even when only some facts are wanted (the
-    reference the sparse analysis is tested against)."""
+    reference the sparse analysis is tested against). ``graph_of`` builds a function's CFG (a
+    context shares them between analyses)."""
     functions = {function.name: function for function in module.functions if function.has_body}
     direct = {name: direct_collectives(function) for name, function in functions.items()}
     if not everything and not any(direct.values()):
@@ -2146,7 +2203,8 @@ def analyze_module(module: ir.Module, options: Options, everything: bool = False
                 analysis, analysed = known[1], known[2]
             else:
                 analysis, analysed = _analyze_function(
-                    function, options, summaries, direct[name], everything, statics, dense=everything or not sparse
+                    function, options, summaries, direct[name], everything, statics, dense=everything or not sparse,
+                    graph_of=graph_of,
                 )
                 previous[name] = (inputs, analysis, analysed)
             result.functions[name] = analysed
@@ -2163,10 +2221,10 @@ def analyze_module(module: ir.Module, options: Options, everything: bool = False
     return result
 
 
-def _analyze_function(function, options, summaries, collectives, everything, statics=None, dense=True):
+def _analyze_function(function, options, summaries, collectives, everything, statics=None, dense=True, graph_of=cfg_module.build):
     known = statics.get(function.name) if statics is not None else None
     if known is None:
-        graph = cfg_module.build(function)
+        graph = graph_of(function)
         lanes = LaneModel(block_shape(function, options))
         requirements = dict(collectives)
         calls = {}
