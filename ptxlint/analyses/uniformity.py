@@ -48,6 +48,7 @@ on def-use chains); ``format_uniformity`` analyses everything.
 from __future__ import annotations
 
 from bisect import bisect_right
+from functools import cached_property
 from dataclasses import dataclass, field, replace
 from typing import Callable, Collection, Iterator, Sequence
 
@@ -192,7 +193,14 @@ _EMPTY_STATE = State({})
 
 # Enclosing divergent branches a state tracks one by one (see UniformityAnalysis._bounded).
 _MAX_CONTROL = 64
-_NEVER_ENDS = -1  # the branch block of an entry no post-dominator ends
+# Control entries are keyed by their branch block; the summary of many (see _bounded) by:
+_SUMMARY = -1
+
+
+def _ranks_above(first: Divergence, second: Divergence) -> bool:
+    """``first`` stands for both: worse, or as bad and from an earlier branch (so that a later
+    equal branch changes nothing)."""
+    return _worse(first, second) or (not _worse(second, first) and first.index < second.index)
 
 
 def _join_control(first: tuple, second: tuple) -> tuple:
@@ -825,6 +833,8 @@ class UniformityAnalysis:
         ending = self._ending_at.get(target)
         if ending and control and any(entry[0] in ending for entry in control):
             control = tuple(entry for entry in control if entry[0] not in ending)
+        if control and control[0][0] == _SUMMARY and target == self._summary_ending:
+            control = control[1:]
         if control and self._correlated and any(entry[0] in self._correlated for entry in control):
             control = tuple(entry for entry in control if not self._reconverged(entry[0], source, target))
         exits = state.exits
@@ -853,44 +863,55 @@ class UniformityAnalysis:
         """At most :data:`_MAX_CONTROL` enclosing divergent branches, so that states stay small
         in generated code nesting thousands of them (joins and edges are linear in the set).
         Branches that reconverge at the same block end together: one entry, the worst, stands
-        for them all. If that is not enough, all entries become one that ends where the last of
-        them does (the reconvergence point that post-dominates the others'), or never: that
-        only makes more code divergent, never less. Real kernels nest a handful."""
-        if len(control) <= _MAX_CONTROL:
+        for them all. If that is not enough, the entries fold into a summary as bad as the worst
+        of them, which from then on absorbs every entry it outranks, and which ends where every
+        branch of the function has reconverged (:meth:`_summary_ending`). That only makes more
+        code divergent, never less, and settles at once; real kernels nest a handful of
+        divergent branches and never get a summary."""
+        if len(control) <= _MAX_CONTROL and not (control and control[0][0] == _SUMMARY):
             return control
         correlated = self._correlated
+        summary: Divergence | None = None
         by_ending: dict = {}
         kept = []
-        for entry in control:
-            if entry[0] in correlated:
-                kept.append(entry)  # reconverges on its own edges: keep it apart
-                continue
-            ending = self._branches[entry[0]].post_dominator if entry[0] in self._branches else None
-            current = by_ending.get(ending)
-            # The worst; among equals the first branch, so that later ones change nothing.
-            if current is None or _worse(entry[1], current[1]) or (
-                not _worse(current[1], entry[1]) and entry[1].index < current[1].index
-            ):
-                by_ending[ending] = entry
-        kept.extend(by_ending.values())
-        if len(kept) > _MAX_CONTROL:
-            worst = max((entry[1] for entry in kept), key=lambda divergence: (divergence.rank, -divergence.index))
-            kept = [(self._last_to_end(by_ending), worst)]
+        for key, divergence in control:
+            if key == _SUMMARY:
+                summary = divergence
+            elif key in correlated:
+                kept.append((key, divergence))  # reconverges on its own edges: keep it apart
+            else:
+                ending = self._branches[key].post_dominator if key in self._branches else None
+                current = by_ending.get(ending)
+                # The worst; among equals the first branch, so that later ones change nothing.
+                if current is None or _ranks_above(divergence, current[1]):
+                    by_ending[ending] = (key, divergence)
+        entries = [entry for entry in by_ending.values() if summary is None or _worse(entry[1], summary)]
+        if len(kept) + len(entries) + (summary is not None) > _MAX_CONTROL:
+            for _, divergence in entries:
+                if summary is None or _ranks_above(divergence, summary):
+                    summary = divergence
+            entries = []
+        kept.extend(entries)
+        if summary is not None:
+            kept.append((_SUMMARY, summary))
         return tuple(sorted(kept, key=lambda entry: entry[0]))
 
-    def _last_to_end(self, by_ending: dict) -> int:
-        """The branch block of the entry whose reconvergence point post-dominates every other
-        entry's, or :data:`_NEVER_ENDS`."""
-        if None in by_ending:
-            return _NEVER_ENDS
-        post_dominates = self.cfg.post_dominates
-        last = None
-        for ending in by_ending:
-            if last is None or post_dominates(ending, last):
-                last = ending
-        if all(post_dominates(last, ending) for ending in by_ending):
-            return by_ending[last][0]
-        return _NEVER_ENDS
+    @cached_property
+    def _summary_ending(self) -> int | None:
+        """The block where the branches of the function have all reconverged: the nearest
+        common post-dominator of their reconvergence points (None if some never reconverge)."""
+        endings = [info.post_dominator for info in self._branches.values()]
+        if not endings or None in endings:
+            return None
+        post_dominators = self.cfg.immediate_post_dominators
+        common = endings[0]
+        for ending in endings[1:]:
+            while not self.cfg.post_dominates(common, ending):
+                parent = post_dominators.get(common)
+                if parent is None or parent == common:
+                    return None
+                common = parent
+        return common
 
     def _reconverged(self, branch: int, source: int, target: int) -> bool:
         """Whether the threads split by ``branch`` are all back together on the edge ``source →
