@@ -197,6 +197,34 @@ _MAX_CONTROL = 64
 _SUMMARY = -1
 
 
+def _join_values(first: dict, second: dict) -> dict:
+    """The join of two register maps; ``first`` itself when that is the join (most registers of
+    two states are the same objects: only what differs is joined, and copied only then). A
+    register absent on one side holds an unknown but uniform-looking value there."""
+    joined = None
+    shared = 0  # keys of ``second`` that ``first`` has
+    for key, value in second.items():
+        current = first.get(key)
+        if current is not None:
+            shared += 1
+            if current is value:
+                continue
+        merged = join(current if current is not None else UNIFORM, value)
+        if merged is not current and merged != current:
+            if joined is None:
+                joined = dict(first)
+            joined[key] = merged
+    if shared < len(first):
+        for key in first.keys() - second.keys():
+            current = first[key]
+            merged = join(current, UNIFORM)
+            if merged is not current and merged != current:
+                if joined is None:
+                    joined = dict(first)
+                joined[key] = merged
+    return first if joined is None else joined
+
+
 def _ranks_above(first: Divergence, second: Divergence) -> bool:
     """``first`` stands for both: worse, or as bad and from an earlier branch (so that a later
     equal branch changes nothing)."""
@@ -484,7 +512,7 @@ class _Static:
             if info.post_dominator is not None:
                 self.ending_at.setdefault(info.post_dominator, set()).add(info.block)
         self.correlated = _correlated_branches(function, graph, names, self.branches, visited)
-        self.invariant = _invariant_registers(function, visited, names)
+        self.invariant = _InvariantRegisters(function, visited, names)
 
 
 def _relevant_instructions(
@@ -552,62 +580,90 @@ _PURE_OPERATIONS = frozenset(
 )
 # Special registers that hold one value for a thread's whole life, the same across its CTA.
 _STEADY_SPECIAL_LEVELS = frozenset({"cta", "cluster", "grid"})
-_NUMBERING_ROUNDS = 4
 
 
-def _invariant_registers(function: ir.Function, visited: Sequence[int], names: _RegisterNames) -> frozenset[str]:
+class _InvariantRegisters:
     """Registers every write of which computes one CTA-invariant expression: from immediates,
     symbols, kernel parameters and `.const` memory (read-only), the special registers fixed for
     a CTA's life, and registers with the same property (value numbering). Compilers rematerialise
     such values (nvcc reloads kernel parameters inside loops); a thread that skipped a rewrite
     under divergent control still holds the same value, so the rewrite does not make threads
-    differ. Numbered in textual order, a few rounds for values carried around loops."""
-    instructions = function.instructions
-    kernel_parameters = frozenset(parameter.name for parameter in function.parameters) if function.is_kernel else frozenset()
-    writes: dict[str, list[tuple[int, int]]] = {}  # key → (instruction, position among its results)
-    for index in visited:
-        instruction = instructions[index]
-        position = 0
-        for operand in instruction.destinations:
-            for register in ir.registers_in(operand):
-                writes.setdefault(names.key(register.name, instruction.scope), []).append((index, position))
-                position += 1
-    numbers: dict[str, tuple] = {}
-    for _ in range(_NUMBERING_ROUNDS):
-        found_more = False
-        for key, places in writes.items():
-            if key in numbers:
-                continue
-            number = None
-            for index, position in places:
-                this = _value_number(instructions[index], position, numbers, names, kernel_parameters)
-                if this is None or (number is not None and this != number):
-                    number = None
-                    break
-                number = this
-            if number is not None:
-                numbers[key] = number
-                found_more = True
-        if not found_more:
-            break
-    return frozenset(numbers)
+    differ. Asked only about registers written under divergent control, so computed on demand."""
+
+    _MAX_DEPTH = 64  # registers followed through one expression before giving up (not invariant)
+
+    def __init__(self, function: ir.Function, visited: Sequence[int], names: _RegisterNames) -> None:
+        self._function = function
+        self._visited = visited
+        self._names = names
+        self._kernel_parameters = (
+            frozenset(parameter.name for parameter in function.parameters) if function.is_kernel else frozenset()
+        )
+        self._writes: dict[str, list[tuple[int, int]]] | None = None
+        self._numbers: dict[str, tuple | None] = {}
+
+    def __contains__(self, key: str) -> bool:
+        return self.number(key, 0) is not None
+
+    def number(self, key: str, depth: int) -> tuple | None:
+        """The value number of ``key``, or None when it is not invariant (or is being computed:
+        a register defined through itself is not known to be invariant)."""
+        if key in self._numbers:
+            return self._numbers[key]
+        if depth > self._MAX_DEPTH:
+            return None
+        self._numbers[key] = None
+        writes = self._all_writes().get(key, ())
+        number = None
+        for index, position in writes:
+            this = _value_number(self._function.instructions[index], position, self, depth + 1)
+            if this is None or (number is not None and this != number):
+                number = None
+                break
+            number = this
+        self._numbers[key] = number
+        return number
+
+    def key(self, register: ir.Register, instruction: ir.Instruction) -> str:
+        return self._names.key(register.name, instruction.scope)
+
+    @property
+    def kernel_parameters(self) -> frozenset[str]:
+        return self._kernel_parameters
+
+    def _all_writes(self) -> dict[str, list[tuple[int, int]]]:
+        """Register → (instruction, position among its results), over the visited instructions
+        (every writer of a register a visited instruction reads is visited)."""
+        if self._writes is None:
+            writes: dict[str, list[tuple[int, int]]] = {}
+            instructions = self._function.instructions
+            key = self._names.key
+            for index in self._visited:
+                instruction = instructions[index]
+                position = 0
+                for operand in instruction.destinations:
+                    for register in ir.registers_in(operand):
+                        writes.setdefault(key(register.name, instruction.scope), []).append((index, position))
+                        position += 1
+            self._writes = writes
+        return self._writes
 
 
-def _value_number(instruction: ir.Instruction, position: int, numbers: dict[str, tuple], names, kernel_parameters) -> tuple | None:
+def _value_number(instruction: ir.Instruction, position: int, registers: _InvariantRegisters, depth: int) -> tuple | None:
     """A structural name for the value ``instruction`` writes to its result ``position`` when
     that value is CTA-invariant (equal names, equal values), else None."""
     opcode = instruction.opcode
     sources = instruction.sources
     if opcode.base == "ld" and len(sources) == 1 and type(sources[0]) is ir.Address:
-        address = _operand_number(sources[0], instruction, numbers, names)
+        address = _operand_number(sources[0], instruction, registers, depth)
         if address is None:
             return None
-        if opcode.has("const") or (opcode.has("param") and _root_symbol(address) in kernel_parameters):
+        if opcode.has("const") or (opcode.has("param") and _root_symbol(address) in registers.kernel_parameters):
             return ("ld", opcode.text, address, position)
         return None
     if opcode.base not in _PURE_OPERATIONS:
         return None
-    operands = tuple(_operand_number(operand, instruction, numbers, names) for operand in sources)
+    operands = tuple(_operand_number(operand, instruction, registers, depth) for operand in sources)
     if None in operands:
         return None
     if opcode.base == "mov" and len(operands) == 1:
@@ -615,20 +671,20 @@ def _value_number(instruction: ir.Instruction, position: int, numbers: dict[str,
     return (opcode.text, operands, position)
 
 
-def _operand_number(operand: ir.Operand, instruction: ir.Instruction, numbers: dict[str, tuple], names) -> tuple | None:
+def _operand_number(operand: ir.Operand, instruction: ir.Instruction, registers: _InvariantRegisters, depth: int) -> tuple | None:
     kind = type(operand)
     if kind is ir.Register:
-        return numbers.get(names.key(operand.name, instruction.scope))
+        return registers.number(registers.key(operand, instruction), depth)  # type: ignore[arg-type]
     if kind is ir.Immediate:
-        return ("immediate", operand.value)
+        return ("immediate", operand.value)  # type: ignore[union-attr]
     if kind is ir.Symbol:
-        return ("symbol", operand.name)
+        return ("symbol", operand.name)  # type: ignore[union-attr]
     if kind is ir.SpecialRegister:
-        base = special_register_base(operand.name)
-        return ("special", operand.name) if base is not None and UNIFORMITY[base] in _STEADY_SPECIAL_LEVELS else None
-    if kind is ir.Address and not operand.extra:
-        base = ("none",) if operand.base is None else _operand_number(operand.base, instruction, numbers, names)
-        return None if base is None else ("address", base, operand.offset)
+        base = special_register_base(operand.name)  # type: ignore[union-attr]
+        return ("special", operand.name) if base is not None and UNIFORMITY[base] in _STEADY_SPECIAL_LEVELS else None  # type: ignore[union-attr]
+    if kind is ir.Address and not operand.extra:  # type: ignore[union-attr]
+        base = ("none",) if operand.base is None else _operand_number(operand.base, instruction, registers, depth)  # type: ignore[union-attr]
+        return None if base is None else ("address", base, operand.offset)  # type: ignore[union-attr]
     return None
 
 
@@ -813,14 +869,8 @@ class UniformityAnalysis:
         if first is second:
             return first
         values = first.values
-        if second.values is not values and second.values != values:
-            values = dict(first.values)
-            for key, value in second.values.items():
-                current = values.get(key)
-                # A register absent on one side holds an unknown but uniform-looking value there.
-                values[key] = join(current if current is not None else UNIFORM, value)
-            for key in first.values.keys() - second.values.keys():
-                values[key] = join(values[key], UNIFORM)
+        if second.values is not values:
+            values = _join_values(values, second.values)
         control = self._bounded(_join_control(first.control, second.control))
         exits = _join_exits(first.exits, second.exits)
         threads = first.threads
@@ -1773,7 +1823,8 @@ class UniformityAnalysis:
             return
         defined = None
         keys = self._plans[index][1]
-        steady = bool(keys) and all(key in self._invariant for key, _ in keys)  # not raised: see _write
+        # Not raised when every register it writes is invariant: see _write.
+        steady = execution is not None and bool(keys) and all(key in self._invariant for key, _ in keys)
         for value in results:
             if execution is not None and not steady:
                 value = _at_least(value, execution.level, _control_origin(execution))
