@@ -51,9 +51,6 @@ class _Kinds:
         ):
             setattr(self, name, named(name))
         self.error = 65535  # tree-sitter's ERROR symbol
-        field = language.field_id_for_name
-        self.field_operand = field("operand")
-        self.field_guard = field("guard")
 
 
 @functools.cache
@@ -85,8 +82,9 @@ def _fast_constructor(cls: type) -> Callable[..., Any]:
     """A positional constructor for a frozen slots dataclass that skips its generated __init__.
 
     A frozen dataclass sets each field through ``object.__setattr__``, which made object creation
-    the largest cost of lowering big files. This writes the slots directly, in field order; the
-    objects are indistinguishable from ones built by ``cls(...)``.
+    the largest cost of lowering big files. This writes the slots directly, in field order (for a
+    leaf operand: its value and the four numbers of its span); the objects are indistinguishable
+    from ones built by ``cls(...)``.
     """
     names = [field.name for field in dataclasses.fields(cls)]
     setters = {f"set_{name}": cls.__dict__[name].__set__ for name in names}
@@ -98,17 +96,15 @@ def _fast_constructor(cls: type) -> Callable[..., Any]:
     return namespace["construct"]
 
 
-
-def _new_span(start: int, end: int, line: int, column: int) -> Span:
-    return _tuple_new(Span, (start, end, line, column))
-
-
 _tuple_new = tuple.__new__
 _new_register = _fast_constructor(ir.Register)
 _new_special_register = _fast_constructor(ir.SpecialRegister)
 _new_symbol = _fast_constructor(ir.Symbol)
 _new_immediate = _fast_constructor(ir.Immediate)
 _new_address = _fast_constructor(ir.Address)
+_new_vector = _fast_constructor(ir.Vector)
+_new_argument_list = _fast_constructor(ir.ArgumentList)
+_new_guard = _fast_constructor(ir.Guard)
 _new_instruction = _fast_constructor(ir.Instruction)
 
 
@@ -121,6 +117,9 @@ class _Lowering:
         # Opcode token -> (Opcode, how many leading operands it writes); equal opcode texts share
         # one Opcode object.
         self.opcodes: dict[bytes, tuple[ir.Opcode, int]] = {}
+        # Literal token -> value, one table per literal kind.
+        self.integers: dict[bytes, int] = {}
+        self.floats: dict[bytes, float] = {}
         # The line the last span fell on, [line_start, next_line_start): most spans of an
         # instruction share its line, so this spares a bisection per operand.
         self.line_number = 1
@@ -130,7 +129,8 @@ class _Lowering:
         # Per-function register tables, used to tell registers from labels and variables.
         self.register_names: set[str] = set()
         self.register_ranges: dict[str, int] = {}
-        # Per-function cache: identifier bytes -> (decoded name, operand constructor).
+        # Per-function cache: identifier bytes -> (decoded name, operand constructor taking the
+        # name and the four numbers of its span).
         self.name_cache: dict[bytes, tuple[str, Callable[..., Any]]] = {}
 
     # ------------------------------------------------------------------ positions
@@ -455,45 +455,52 @@ class _Lowering:
     # ------------------------------------------------------------------ instructions
 
     def instruction(self, node: Node, scope: int, location: ir.SourceLocation | None) -> ir.Instruction:
-        # The hot loop of lowering: locals instead of attribute lookups, and registers (most
-        # operands) handled before the general dispatch.
+        # The hot loop of lowering: locals instead of attribute lookups, and plain names (most
+        # operands) decoded inline, their spans built from the instruction's line.
         kinds = self.kinds
         identifier_kind, opcode_kind, guard_kind = kinds.identifier, kinds.opcode, kinds.guard
         skipped = (kinds.comment, kinds.error)
-        name, operand = self.name, self.operand
+        data, names, classify = self.data, self.name_cache, self.classify
+        start, end = node.start_byte, node.end_byte
+        span = self.span(start, end)
+        line, line_start, next_line_start = self.line_number, self.line_start, self.next_line_start
         guard = None
         opcode_node = None
         operands: list[ir.Operand] = []
         for child in node.named_children:
             kind = child.kind_id
             if kind == identifier_kind:
-                operands.append(name(child))
+                name_start, name_end = child.start_byte, child.end_byte
+                token = data[name_start:name_end]
+                text, construct = names.get(token) or classify(token)
+                if line_start <= name_start < next_line_start:
+                    operands.append(construct(text, name_start, name_end, line, name_start - line_start + 1))
+                else:
+                    operands.append(construct(text, *self.span(name_start, name_end)))
             elif kind == opcode_kind:
                 opcode_node = child
             elif kind == guard_kind:
                 guard = self.guard(child)
             elif kind not in skipped:
-                operands.append(operand(child))
-        start, end = node.start_byte, node.end_byte
+                operands.append(self.operand(child))
         if opcode_node is None:  # only possible inside error recovery
             opcode_start = opcode_end = start
         else:
             opcode_start, opcode_end = opcode_node.start_byte, opcode_node.end_byte
-        opcode, writes = self.opcode(self.data[opcode_start:opcode_end])
+        token = data[opcode_start:opcode_end]
+        opcode, writes = self.opcodes.get(token) or self.opcode(token)
         if opcode.base == "call":
             writes = 1 if operands and type(operands[0]) is ir.ArgumentList else 0
+        if line_start <= opcode_start < next_line_start:
+            opcode_span = _tuple_new(Span, (opcode_start, opcode_end, line, opcode_start - line_start + 1))
+        else:
+            opcode_span = self.span(opcode_start, opcode_end)
         return _new_instruction(
-            opcode,
-            tuple(operands),
-            min(writes, len(operands)),
-            guard,
-            self.span(start, end),
-            self.span(opcode_start, opcode_end),
-            scope,
-            location,
+            opcode, tuple(operands), min(writes, len(operands)), guard, span, opcode_span, scope, location
         )
 
     def opcode(self, token: bytes) -> tuple[ir.Opcode, int]:
+        """The Opcode of a token and how many leading operands it writes, cached by token."""
         known = self.opcodes.get(token)
         if known is None:
             text = token.decode("ascii", errors="replace")
@@ -506,22 +513,26 @@ class _Lowering:
         predicate = node.child_by_field_name("predicate")
         negated = node.child_by_field_name("negated") is not None
         operand = self.name(predicate) if predicate is not None else ir.Symbol("", self.node_span(node))
-        return ir.Guard(operand, negated, self.node_span(node))  # type: ignore[arg-type]
+        return _new_guard(operand, negated, self.node_span(node))
 
     def name(self, node: Node) -> ir.Register | ir.SpecialRegister | ir.Symbol:
         start, end = node.start_byte, node.end_byte
         token = self.data[start:end]
-        known = self.name_cache.get(token)
-        if known is None:
-            text = token.decode("ascii", errors="replace")
-            if self.is_register(text):
-                known = (text, _new_register)
-            elif special_register_base(text) is not None:
-                known = (text, _new_special_register)
-            else:
-                known = (text, _new_symbol)
-            self.name_cache[token] = known
-        return known[1](known[0], self.span(start, end))
+        text, construct = self.name_cache.get(token) or self.classify(token)
+        return construct(text, *self.span(start, end))
+
+    def classify(self, token: bytes) -> tuple[str, Callable[..., Any]]:
+        """The decoded name of an identifier token and the constructor of its operand type,
+        cached per function (declarations that change the answer evict it)."""
+        text = token.decode("ascii", errors="replace")
+        if self.is_register(text):
+            known = (text, _new_register)
+        elif special_register_base(text) is not None:
+            known = (text, _new_special_register)
+        else:
+            known = (text, _new_symbol)
+        self.name_cache[token] = known
+        return known
 
     def is_register(self, name: str) -> bool:
         if name in self.register_names:
@@ -542,17 +553,14 @@ class _Lowering:
         if kind == kinds.identifier:
             return self.name(node)
         if kind == kinds.integer or kind == kinds.float:
-            text = self.data[node.start_byte : node.end_byte].decode("ascii", errors="replace")
-            value = _integer_value(text) if kind == kinds.integer else _float_value(text)
-            return _new_immediate(value, self.span(node.start_byte, node.end_byte))
+            start, end = node.start_byte, node.end_byte
+            return _new_immediate(self.literal(kind, self.data[start:end]), *self.span(start, end))
         if kind == kinds.address:
             return self.address(node)
         if kind == kinds.vector or kind == kinds.argument_list:
-            elements = tuple(
-                self.vector_element(child) for child in node.named_children if child.kind_id != kinds.comment
-            )
+            elements = tuple(self.vector_elements(node))
             span = self.span(node.start_byte, node.end_byte)
-            return ir.Vector(elements, span) if kind == kinds.vector else ir.ArgumentList(elements, span)
+            return _new_vector(elements, span) if kind == kinds.vector else _new_argument_list(elements, span)
         if kind == kinds.pair:
             first = node.child_by_field_name("first")
             second = node.child_by_field_name("second")
@@ -569,15 +577,33 @@ class _Lowering:
                 return ir.Negated(self.name(inner), self.node_span(node))
         return self.expression(node)
 
-    def vector_element(self, node: Node) -> ir.Operand:
-        """An element of a brace vector. Vectors never nest in PTX; refusing to descend into a
-        nested one also keeps hostile input (ten thousand `{`) from exhausting the stack."""
-        kind = node.kind_id
-        if kind == self.kinds.vector or kind == self.kinds.argument_list:
-            span = self.node_span(node)
-            self.syntax_errors.append(ir.SyntaxProblem("vector operands cannot be nested", span))
-            return ir.Expression((), span)
-        return self.operand(node)
+    def literal(self, kind: int, token: bytes) -> int | float:
+        """The value of an integer or float token; the few distinct literals of a file (`0`, `1`,
+        `4`) recur thousands of times, so values are cached by kind and token."""
+        values = self.integers if kind == self.kinds.integer else self.floats
+        value = values.get(token)
+        if value is None:
+            text = token.decode("ascii", errors="replace")
+            value = values[token] = _integer_value(text) if kind == self.kinds.integer else _float_value(text)
+        return value
+
+    def vector_elements(self, node: Node) -> list[ir.Operand]:
+        """The elements of a brace vector or argument list; plain names, most of them, skip the
+        general dispatch. Vectors never nest in PTX; refusing to descend into a nested one also
+        keeps hostile input (ten thousand `{`) from exhausting the stack."""
+        kinds = self.kinds
+        elements: list[ir.Operand] = []
+        for child in node.named_children:
+            kind = child.kind_id
+            if kind == kinds.identifier:
+                elements.append(self.name(child))
+            elif kind == kinds.vector or kind == kinds.argument_list:
+                span = self.node_span(child)
+                self.syntax_errors.append(ir.SyntaxProblem("vector operands cannot be nested", span))
+                elements.append(ir.Expression((), span))
+            elif kind != kinds.comment:
+                elements.append(self.operand(child))
+        return elements
 
     def expression(self, node: Node) -> ir.Operand:
         """A constant expression: folded to an Immediate when it names nothing."""
@@ -653,9 +679,9 @@ class _Lowering:
         parts = [child for child in node.named_children if child.kind_id != kinds.comment]
         span = self.span(node.start_byte, node.end_byte)
         if not parts:
-            return ir.Address(None, 0, span)
+            return _new_address(None, 0, span, ())
         first = parts[0]
-        extra = tuple(self.operand(part) for part in parts[1:])
+        extra = tuple(self.operand(part) for part in parts[1:]) if len(parts) > 1 else ()
         base: Any
         offset = 0
         kind = first.kind_id
@@ -665,7 +691,7 @@ class _Lowering:
             base, offset = self.base_and_offset(first)
         else:
             base = self.operand(first)
-        return ir.Address(base, offset, span, extra)
+        return _new_address(base, offset, span, extra)
 
     def base_and_offset(self, node: Node) -> tuple[Any, int]:
         """`r+4`, `sym+-4`, `r - 8` inside brackets: the base name and a constant offset."""
