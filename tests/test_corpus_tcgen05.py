@@ -37,11 +37,6 @@ KNOWN_BUGS = {
         "14778); its correction warps also arrive after a tcgen05.ld.32x32b.x2 of which only the "
         "first register has been read (lines 19540 -> 19548), which the ISA does not make complete"
     ),
-    ("77_blackwell_fmha.ptx", "PTX203"): (
-        "NOT YET TRIAGED: three of the sixteen forward-FMHA kernels (lines 20698, 32303, 43722) are "
-        "reported as having a path from tcgen05.alloc to the end with no dealloc; whether that path "
-        "is feasible (an early return of the allocating warp) has not been established"
-    ),
 }
 
 pytestmark = pytest.mark.corpus

@@ -170,6 +170,10 @@ class Roles:
     def transfer(self, index: int, instruction: Instruction, state: int) -> int:
         return state
 
+    def instructions_of(self, block: int) -> tuple[int, ...]:
+        """No instruction changes which warps are here: only edges do."""
+        return ()
+
     def refine(self, source: int, target: int, state: int) -> int:
         branch = self.branches.branch(source)
         if branch is None:

@@ -17,11 +17,11 @@ body is not in the module may do anything, so it retires everything (no finding 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable, NamedTuple
 
 from ptxlint.analyses.roles import BranchTable, branch_table
 from ptxlint.analyses.tcgen05_paths import PathSensitiveAnalysis, PathState
+from ptxlint.analyses.values import StatesBefore
 from ptxlint.callgraph import CallGraph, callee_name
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, solve_forward
@@ -125,7 +125,7 @@ class TensorMemoryState(PathSensitiveAnalysis):
         if read.isdisjoint(payload.unread):
             return payload
         pending = frozenset(
-            Pending(item.index, item.kind, item.unread - read) if item.unread & read else item
+            item if item.unread.isdisjoint(read) else Pending(item.index, item.kind, item.unread - read)
             for item in payload.pending
         )
         return Payload(pending, payload.allocations, payload.unread - read)
@@ -182,10 +182,14 @@ def live_allocations(state: PathState) -> frozenset[int]:
     return frozenset().union(*(payload.allocations for payload, _ in state))
 
 
-@dataclass(frozen=True)
 class FunctionState:
-    analysis: TensorMemoryState
-    solution: Solution[PathState]
+    """The solved analysis of one function; ``state_before(index)`` is the path state before
+    any instruction."""
+
+    def __init__(self, analysis: TensorMemoryState, solution: Solution[PathState]) -> None:
+        self.analysis = analysis
+        self.solution = solution
+        self.state_before = StatesBefore(solution, analysis)
 
 
 def function_state(context: ModuleContext, function: Function) -> FunctionState:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Hashable, Iterable
 
 from ptxlint.analyses.roles import Branch, BranchTable, all_warps, warps_where
+from ptxlint.analyses.values import indices_by_block
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.dataflow import Solution
 from ptxlint.diagnostics import Label
@@ -91,24 +92,28 @@ class PathContext:
     outcomes: frozenset = frozenset()
     predicates: frozenset = frozenset()
     copies: frozenset = frozenset()  # (register, the register it was copied from)
-    # Indexes over the facts, computed on first use (see :meth:`mentioned` and
-    # :meth:`definitions`) and handed on to contexts with the same facts; not part of equality.
+    # Indexes over the facts, computed on first use (see :meth:`mentioned`,
+    # :meth:`definitions` and :meth:`predicate_registers`) and handed on to contexts with the
+    # same facts (or, for the sets of registers, fewer); not part of equality.
     _mentioned: frozenset | None = field(default=None, compare=False, repr=False)
     _definitions: dict | None = field(default=None, compare=False, repr=False)
+    _predicate_registers: frozenset | None = field(default=None, compare=False, repr=False)
 
     def merge(self, other: PathContext) -> PathContext:
         if self == other:
             return self
         # The common facts mention no register that either side's facts do not.
-        mentioned = self._mentioned if other._mentioned is None else other._mentioned
-        if self._mentioned is not None and other._mentioned is not None:
-            mentioned = self._mentioned & other._mentioned
+        mentioned = _common(self._mentioned, other._mentioned)
+        predicates = self.predicates & other.predicates
+        same_predicates = predicates == self.predicates == other.predicates
         return PathContext(
             self.warps | other.warps,
             self.outcomes & other.outcomes,
-            self.predicates & other.predicates,
+            predicates,
             self.copies & other.copies,
             mentioned,
+            self._definitions if same_predicates else None,
+            _common(self._predicate_registers, other._predicate_registers),
         )
 
     def mentioned(self) -> frozenset[str]:
@@ -124,6 +129,15 @@ class PathContext:
                 found.update((copy, source))
             names = frozenset(name for name in found if type(name) is str)
             object.__setattr__(self, "_mentioned", names)
+        return names
+
+    def predicate_registers(self) -> frozenset[str]:
+        """Every register the predicate definitions mention (a superset once some are
+        forgotten): most writes leave the definitions alone, which this tells cheaply."""
+        names = self._predicate_registers
+        if names is None:
+            names = frozenset(_registers_of_definitions(self.predicates))
+            object.__setattr__(self, "_predicate_registers", names)
         return names
 
     def definitions(self) -> dict[str, tuple[tuple[Condition, bool], ...]]:
@@ -184,21 +198,29 @@ class PathContext:
         mentioned = self._mentioned
         if mentioned is not None and predicate not in mentioned:
             mentioned = mentioned | {predicate}
-        return PathContext(warps, outcomes, self.predicates, self.copies, mentioned, self._definitions)
+        return PathContext(
+            warps, outcomes, self.predicates, self.copies, mentioned, self._definitions, self._predicate_registers
+        )
 
     def _forget(self, written: tuple[str, ...]) -> PathContext:
         gone = set(written)
         outcomes = frozenset(
             fact for fact in self.outcomes if fact[0][1] not in gone and fact[0][2] not in gone
         )
-        predicates = frozenset(
-            entry for entry in self.predicates
-            if entry[0] not in gone and entry[1][1] not in gone and entry[1][2] not in gone
-        )
-        copies = frozenset(pair for pair in self.copies if pair[0] not in gone and pair[1] not in gone)
+        predicates, definitions, predicate_registers = self.predicates, self._definitions, self._predicate_registers
+        if not self.predicate_registers().isdisjoint(gone):
+            predicates = frozenset(
+                entry for entry in self.predicates
+                if entry[0] not in gone and entry[1][1] not in gone and entry[1][2] not in gone
+            )
+            definitions = None
+            predicate_registers = self._predicate_registers - gone
+        copies = self.copies
+        if copies:
+            copies = frozenset(pair for pair in copies if pair[0] not in gone and pair[1] not in gone)
         # What is left mentions none of the forgotten registers (and maybe fewer others).
         mentioned = None if self._mentioned is None else self._mentioned - gone
-        return PathContext(self.warps, outcomes, predicates, copies, mentioned)
+        return PathContext(self.warps, outcomes, predicates, copies, mentioned, definitions, predicate_registers)
 
     def _copy(self, instruction: Instruction) -> PathContext:
         """`mov.pred p, 1` makes a known outcome; `mov.pred q, p` and `not.pred q, p` define
@@ -252,7 +274,25 @@ class PathContext:
         new predicate definitions."""
         mentioned = None if self._mentioned is None else self._mentioned.union(names)
         definitions = self._definitions if not defined or self._definitions is None else _with_definitions(dict(self._definitions), defined)
-        return PathContext(self.warps, outcomes, predicates, copies, mentioned, definitions)
+        predicate_registers = self._predicate_registers
+        if defined and predicate_registers is not None:
+            predicate_registers = predicate_registers.union(_registers_of_definitions(defined))
+        return PathContext(self.warps, outcomes, predicates, copies, mentioned, definitions, predicate_registers)
+
+
+def _common(first: frozenset | None, second: frozenset | None) -> frozenset | None:
+    """A superset of the registers two merged contexts' facts mention in common: either side's
+    own, when known (None: neither is). Intersecting would be exact but costs more than the
+    index saves."""
+    return second if first is None else first
+
+
+def _registers_of_definitions(definitions: Iterable) -> set[str]:
+    found: set[str] = set()
+    for name, (_, left, right), _ in definitions:
+        found.add(name)
+        found.update(operand for operand in (left, right) if type(operand) is str)
+    return found
 
 
 def _with_definitions(found: dict, predicates: Iterable) -> dict:
@@ -298,6 +338,11 @@ class PathSensitiveAnalysis:
         self._defines = branches.defines
         self._affects = [self.affects(index, instruction) for index, instruction in enumerate(instructions)]
         self._observes = [self.observes(index, instruction) for index, instruction in enumerate(instructions)]
+        # Every other instruction leaves the state as it is (see :meth:`transfer`).
+        self._visited_by_block = indices_by_block(
+            branches.values.cfg,
+            (index for index, (defines, affects, observes) in enumerate(zip(self._defines, self._affects, self._observes)) if defines or affects or observes),
+        )
 
     # -- what subclasses provide
 
@@ -341,6 +386,11 @@ class PathSensitiveAnalysis:
             known = classes.get(payload)
             classes[payload] = context if known is None else known.merge(context)
         return self._bounded(classes)
+
+    def instructions_of(self, block: int) -> list[int]:
+        """The instructions of ``block`` that can change a payload or a fact (see
+        :func:`ptxlint.dataflow.solve_forward`)."""
+        return self._visited_by_block[block]
 
     def transfer(self, index: int, instruction: Instruction, state: PathState) -> PathState:
         if not state:

@@ -25,14 +25,15 @@ would address a column past the 512 that exist.
 
 from __future__ import annotations
 
+import bisect
 import functools
 from dataclasses import dataclass
-from typing import Callable, Union
+from typing import Callable, Generic, Sequence, TypeVar, Union
 
 from ptxlint.analyses.launch import WARP_SIZE, block_shape
-from ptxlint.cfg import ControlFlowGraph, build
+from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import ModuleContext
-from ptxlint.dataflow import Solution, instruction_states, solve_forward
+from ptxlint.dataflow import ForwardAnalysis, Solution, instruction_states, solve_forward
 from ptxlint.ir import (
     Address,
     Function,
@@ -44,7 +45,6 @@ from ptxlint.ir import (
     Sink,
     SpecialRegister,
     Symbol,
-    Vector,
     registers_in,
 )
 from ptxlint.isa.tcgen05 import LANE_SHIFT, COLUMN_MASK, operation
@@ -379,31 +379,77 @@ class WarpValues:
         self.settled_definitions: frozenset[int] = frozenset()
         # Instruction index → registers whose last use it is (see :meth:`expire_block_locals`).
         self.expiring: dict[int, tuple[str, ...]] = {}
+        # Per block, the instructions the transfer function does not skip (see :meth:`plan_visits`).
+        self._visited_by_block: list[Sequence[int]] = []
 
     def settle(self, instructions: tuple[Instruction, ...], names: RegisterNames) -> None:
-        """Evaluate once, in textual order, the registers with a single unguarded definition
-        whose operands are immediates, special registers, symbols or such registers: their value
-        is the same on every path (nvcc's PTX is nearly SSA; constants, the warp index and shared
-        addresses are all of this kind). Keeping them out of the dataflow state makes its joins
-        cheap. Loads stay in the state: what they read depends on the allocations seen."""
+        """Evaluate once the registers with a single unguarded definition whose operands are
+        immediates, special registers, symbols or such registers defined earlier in the text:
+        their value is the same on every path (nvcc's PTX is nearly SSA; constants, the warp
+        index and shared addresses are all of this kind). Keeping them out of the dataflow state
+        makes its joins cheap. Loads stay in the state: what they read depends on the
+        allocations seen.
+
+        Only the registers the needed instructions read or write are asked about, each once,
+        walking back through the definitions they depend on: most of a function is never
+        looked at. A register whose definition is not needed settles as unknown (None)."""
         writers = names.writers
+        reads = names.reads
+        writes = names.writes
+        needed = self.needed
+        settled = self.settled
+        unsettled: set[str] = set()
+        settled_definitions: list[int] = []
         empty = ValueState({}, frozenset())
-        settled_definitions = []
-        for index, instruction in enumerate(instructions):
-            written = names.writes[index]
-            if not written or instruction.guard is not None or instruction.opcode.base in ("ld", "tcgen05", "call"):
-                continue
-            if any(len(writers[name]) != 1 for name in written):
-                continue
-            if not all(name in self.settled for name in names.reads[index]):
-                continue
-            if self.needed is None or index in self.needed:
-                for name, value in self._evaluate(instruction, empty):
-                    self.settled[name] = value
-            else:
-                self.settled.update((name, None) for name in written)
-            settled_definitions.append(index)
+        indices = range(len(instructions)) if needed is None else needed
+        roots = [name for index in indices for name in (*writes[index], *reads[index])]
+        for root in roots:
+            stack = [root]
+            while stack:
+                name = stack[-1]
+                if name in settled or name in unsettled:
+                    stack.pop()
+                    continue
+                definition = self._single_plain_definition(name, instructions, names)
+                if definition is None:
+                    unsettled.add(name)
+                    stack.pop()
+                    continue
+                # Operands settle first. Each must have its definition earlier in the text, so
+                # the walk ends.
+                operands = reads[definition]
+                if any(operand in unsettled or writers.get(operand, (definition,))[0] >= definition for operand in operands):
+                    unsettled.update(writes[definition])
+                    stack.pop()
+                    continue
+                undecided = [operand for operand in operands if operand not in settled]
+                if undecided:
+                    stack.extend(undecided)
+                    continue
+                stack.pop()
+                if needed is None or definition in needed:
+                    settled.update(self._evaluate(instructions[definition], empty))
+                else:
+                    settled.update((name, None) for name in writes[definition])
+                unsettled.update(name for name in writes[definition] if name not in settled)
+                settled_definitions.append(definition)
         self.settled_definitions = frozenset(settled_definitions)
+
+    @staticmethod
+    def _single_plain_definition(name: str, instructions: tuple[Instruction, ...], names: RegisterNames) -> int | None:
+        """The one instruction that writes ``name``, when it is unguarded, not a load, tcgen05
+        operation or call, and the only writer of everything it writes."""
+        writers = names.writers
+        defined = writers.get(name, ())
+        if len(defined) != 1:
+            return None
+        index = defined[0]
+        instruction = instructions[index]
+        if instruction.guard is not None or instruction.opcode.base in ("ld", "tcgen05", "call"):
+            return None
+        if any(len(writers[written]) != 1 for written in names.writes[index]):
+            return None
+        return index
 
     def bottom(self) -> ValueState:
         return ValueState({}, frozenset())
@@ -426,10 +472,13 @@ class WarpValues:
         Only registers the transfer function can put in the state (written by an instruction
         it does not skip) need it."""
         uses = names.readers
+        writers = names.writers
         needed = self.needed
         expiring: dict[int, list[str]] = {}
-        for name, defined in names.writers.items():
-            if len(defined) != 1 or name in self.settled or (needed is not None and defined[0] not in needed):
+        candidates = writers if needed is None else {name for index in needed for name in names.writes[index]}
+        for name in candidates:
+            defined = writers[name]
+            if len(defined) != 1 or name in self.settled:
                 continue
             used = uses.get(name, [])
             block = graph.block_of(defined[0])
@@ -437,12 +486,29 @@ class WarpValues:
                 expiring.setdefault(max(used, default=defined[0]), []).append(name)
         self.expiring = {index: tuple(names) for index, names in expiring.items()}
 
+    def plan_visits(self, graph: ControlFlowGraph) -> None:
+        """Decide which instructions the solver visits: the needed ones that are not settled,
+        and those where registers expire. Call after :meth:`settle` and
+        :meth:`expire_block_locals`."""
+        if self.needed is None:
+            self._visited_by_block = [block.instruction_indices for block in graph.blocks]
+            return
+        visited = (self.needed - self.settled_definitions).union(self.expiring)
+        self._visited_by_block = indices_by_block(graph, visited)
+
+    def instructions_of(self, block: int) -> Sequence[int]:
+        """The instructions of ``block`` whose transfer can change the state (see
+        :func:`ptxlint.dataflow.solve_forward`)."""
+        return self._visited_by_block[block]
+
     def transfer(self, index: int, instruction: Instruction, state: ValueState) -> ValueState:
         state = self._transfer(index, instruction, state)
         expiring = self.expiring.get(index)
         if expiring is None or not any(name in state.registers for name in expiring):
             return state
-        registers = {name: value for name, value in state.registers.items() if name not in expiring}
+        registers = dict(state.registers)  # a copy in C, then a few deletions: states are large
+        for name in expiring:
+            registers.pop(name, None)
         return ValueState(registers, state.slots)
 
     def _transfer(self, index: int, instruction: Instruction, state: ValueState) -> ValueState:
@@ -743,16 +809,60 @@ def _flatten(operands) -> list:
 # ----------------------------------------------------------------------------- per-function facts
 
 
+State = TypeVar("State")
+
+
+def indices_by_block(graph: ControlFlowGraph, indices) -> list[list[int]]:
+    """``indices`` (instruction indices) split by block, each block's in order."""
+    by_block: list[list[int]] = [[] for _ in graph.blocks]
+    block_of = graph.block_of
+    for index in sorted(indices):
+        by_block[block_of(index)].append(index)
+    return by_block
+
+
+class StatesBefore(Generic[State]):
+    """The state before any instruction of a solved function, for analyses that visit only some
+    instructions (``instructions_of``): an instruction the solver skips leaves the state as it
+    is, so the state before it is the one before the next visited instruction of its block, or
+    the block's exit state. A block's states are computed on first demand and kept: rules ask
+    about few blocks."""
+
+    def __init__(self, solution: Solution[State], analysis: ForwardAnalysis[State]) -> None:
+        self.solution = solution
+        self.analysis = analysis
+        self._visited_by_block = getattr(analysis, "instructions_of", None)
+        self._before: dict[int, State] = {}
+        self._walked: set[int] = set()
+
+    def __call__(self, index: int) -> State | None:
+        """The state before instruction ``index``; None when its block is unreachable."""
+        known = self._before.get(index)
+        if known is not None:
+            return known
+        graph = self.solution.cfg
+        block = graph.block_of(index)
+        if block not in self.solution.block_entry:
+            return None
+        visited = self._visited_by_block(block) if self._visited_by_block is not None else graph.blocks[block].instruction_indices
+        following = bisect.bisect_left(visited, index)
+        if following == len(visited):
+            return self.solution.block_exit[block]
+        if block not in self._walked:
+            self._walked.add(block)
+            for position, _, state, _ in instruction_states(self.solution, self.analysis, block):
+                self._before[position] = state
+        return self._before[visited[following]]
+
+
 class FunctionValues:
-    """The solved analysis of one function. States inside a block are recomputed on demand, one
-    block at a time, and kept: rules ask about few blocks."""
+    """The solved analysis of one function."""
 
     def __init__(self, analysis: WarpValues, solution: Solution[ValueState], names: RegisterNames) -> None:
         self.analysis = analysis
         self.solution = solution
         self.names = names  # shared with the analyses built on this one
-        self._before: dict[int, ValueState] = {}
-        self._walked: set[int] = set()
+        self.state_before = StatesBefore(solution, analysis)
 
     @property
     def cfg(self) -> ControlFlowGraph:
@@ -761,32 +871,6 @@ class FunctionValues:
     @property
     def warp_count(self) -> int:
         return self.analysis.warp_count
-
-    def state_before(self, index: int) -> ValueState | None:
-        """The state before instruction ``index``; None when its block is unreachable."""
-        known = self._before.get(index)
-        if known is not None:
-            return known
-        graph = self.cfg
-        block = graph.block_of(index)
-        if block not in self.solution.block_entry:
-            return None
-        node = graph.blocks[block]
-        # A block's last instruction is usually a branch that writes nothing: its state is the
-        # block's exit state, no walk needed.
-        last = index == node.end - 1
-        if last and not graph.function.instructions[index].destination_count and index not in self.analysis.expiring:
-            return self.solution.block_exit.get(block)
-        if block not in self._walked:
-            self._walked.add(block)
-            for position, _, state, _ in instruction_states(self.solution, self.analysis, block):
-                self._before[position] = state
-        return self._before.get(index)
-
-
-def control_flow_graph(context: ModuleContext, function: Function) -> ControlFlowGraph:
-    """The CFG of ``function``, built once per module context."""
-    return build(function)
 
 
 def warp_count_of(context: ModuleContext, function: Function) -> tuple[int, bool]:
@@ -841,10 +925,16 @@ def slices(function: Function, names: RegisterNames) -> Slices:
 
 def _depends_on_thread_index(instructions: tuple[Instruction, ...], names: RegisterNames, within: set[int]) -> set[int]:
     """The instructions of ``within`` whose operands derive from `%tid` (forward,
-    flow-insensitive). A condition computed from anything else holds alike in every warp, so
-    evaluating it per warp tells nothing about roles. ``within`` is a backward slice: it holds
-    every writer of what its instructions read, so the search need not leave it."""
+    flow-insensitive), and every other writer of the registers they write. A condition computed
+    from anything else holds alike in every warp, so evaluating it per warp tells nothing about
+    roles. But a skipped instruction leaves its destination's old value in the state, so the
+    other writers of a register that holds a per-warp value must run too: CUTLASS computes a
+    role number from the warp index and rewrites it with a constant on each role's path
+    (`shr.s32 %r9, %r8, 2` then `mov.b32 %r9, 1`), and the constant replaces the per-warp
+    table. ``within`` is a backward slice: it holds every writer of what its instructions read,
+    so the search need not leave it."""
     readers = names.readers
+    writers = names.writers
     found: set[int] = set()
     for index in within:
         if any(type(operand) is SpecialRegister and operand.name.startswith("%tid") for operand in instructions[index].sources):
@@ -852,10 +942,10 @@ def _depends_on_thread_index(instructions: tuple[Instruction, ...], names: Regis
     pending = list(found)
     while pending:
         for name in names.writes[pending.pop()]:
-            for reader in readers.get(name, ()):
-                if reader in within and reader not in found:
-                    found.add(reader)
-                    pending.append(reader)
+            for dependent in (*readers.get(name, ()), *writers[name]):
+                if dependent in within and dependent not in found:
+                    found.add(dependent)
+                    pending.append(dependent)
     return found
 
 
@@ -897,13 +987,21 @@ class RegisterNames:
         writes = []
         reads = []
         for instruction in instructions:
-            operands = instruction.operands
             count = instruction.destination_count
-            writes.append(_register_names(operands[:count]))
-            read = _register_names(operands[count:])
+            written: list[str] = []
+            read: list[str] = []
+            # One loop over the operands, the common kinds tested inline: this runs on every
+            # instruction of every function the tcgen05 rules look at.
+            for position, operand in enumerate(instruction.operands):
+                kind = type(operand)
+                if kind is Register:
+                    (written if position < count else read).append(operand.name)
+                elif kind not in _WITHOUT_REGISTERS:
+                    (written if position < count else read).extend([register.name for register in registers_in(operand)])
             guard = instruction.guard
             if guard is not None and type(guard.predicate) is Register:
                 read.append(guard.predicate.name)
+            writes.append(written)
             reads.append(read)
         return cls(writes, reads)
 
@@ -912,24 +1010,16 @@ def _positions(names_by_index: list) -> dict[str, list[int]]:
     found: dict[str, list[int]] = {}
     for index, names in enumerate(names_by_index):
         for name in names:
-            found.setdefault(name, []).append(index)
+            known = found.get(name)
+            if known is None:
+                found[name] = [index]
+            else:
+                known.append(index)
     return found
 
 
 # Operands that never hold a register: the common case skips :func:`registers_in`.
 _WITHOUT_REGISTERS = frozenset({Immediate, SpecialRegister, Symbol, Sink})
-
-
-def _register_names(operands: tuple) -> list[str]:
-    """Every register the operands mention, in textual order."""
-    names = []
-    for operand in operands:
-        kind = type(operand)
-        if kind is Register:
-            names.append(operand.name)
-        elif kind not in _WITHOUT_REGISTERS:
-            names.extend([register.name for register in registers_in(operand)])
-    return names
 
 
 def _operand_names(instruction: Instruction) -> list[str]:
@@ -943,11 +1033,12 @@ def _operand_names(instruction: Instruction) -> list[str]:
 
 def function_values(context: ModuleContext, function: Function) -> FunctionValues:
     """Solve the analysis for ``function``."""
-    graph = context.function_analysis(function, control_flow_graph)
+    graph = context.control_flow_graph(function)
     warp_count, _ = warp_count_of(context, function)
     shape = block_shape(function, context.options)
     names = RegisterNames.of(function.instructions)
     analysis = WarpValues(warp_count, shape.linear_tid_is_tid_x, slices(function, names))
     analysis.settle(function.instructions, names)
     analysis.expire_block_locals(graph, names)
+    analysis.plan_visits(graph)
     return FunctionValues(analysis, solve_forward(graph, analysis), names)

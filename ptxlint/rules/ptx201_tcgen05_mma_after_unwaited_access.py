@@ -92,7 +92,6 @@ from ptxlint.analyses.tcgen05_paths import branch_labels, witness_path
 from ptxlint.analyses.tmem_footprint import disjoint, footprint
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
-from ptxlint.dataflow import instruction_states
 from ptxlint.ir import Function, Instruction
 from ptxlint.isa.tcgen05 import TENSOR_CORE_OPERATIONS, operation
 from ptxlint.rules.base import Rule
@@ -120,20 +119,16 @@ def _is_tensor_core_operation(instruction: Instruction) -> bool:
 def _check_function(context: ModuleContext, function: Function) -> Iterator[Diagnostic]:
     pending = context.function_analysis(function, function_state)
     graph = pending.solution.cfg
-    blocks = sorted({graph.block_of(index) for index, instruction in enumerate(function.instructions) if _is_tensor_core_operation(instruction)})
-    for block in blocks:
-        if not may_have_pending(pending, block):
+    for index, instruction in enumerate(function.instructions):
+        if not _is_tensor_core_operation(instruction) or not may_have_pending(pending, graph.block_of(index)):
             continue
-        for index, instruction, before, _ in instruction_states(pending.solution, pending.analysis, block):
-            if not _is_tensor_core_operation(instruction):
-                continue
-            state = pending.analysis.assume_guard(index, instruction, before)
-            hazards = [
-                item for item, warps in sorted(pending_items(state).items(), key=lambda entry: entry[0].index)
-                if not _provably_disjoint(pending, item, warps, index, instruction)
-            ]
-            if hazards:
-                yield _report(pending, function, index, instruction, hazards)
+        state = pending.analysis.assume_guard(index, instruction, pending.state_before(index))
+        hazards = [
+            item for item, warps in sorted(pending_items(state).items(), key=lambda entry: entry[0].index)
+            if not _provably_disjoint(pending, item, warps, index, instruction)
+        ]
+        if hazards:
+            yield _report(pending, function, index, instruction, hazards)
 
 
 def _provably_disjoint(pending: FunctionState, item: Pending, warps: int, index: int, instruction: Instruction) -> bool:

@@ -84,10 +84,8 @@ from ptxlint.analyses.tcgen05 import (
     works_on_allocated_tmem,
 )
 from ptxlint.context import ModuleContext
-from ptxlint.dataflow import instruction_states
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.ir import Function, Instruction
-from ptxlint.isa.tcgen05 import operation
 from ptxlint.rules.base import Rule
 
 # Bases whose every form publishes this thread's earlier memory effects to others.
@@ -133,23 +131,17 @@ def _check_function(context: ModuleContext, function: Function) -> Iterator[Diag
     pending = context.function_analysis(function, function_state)
     graph = pending.solution.cfg
     first_hand_offs = FirstHandOffs(pending, frozenset(events))
-    for block in sorted({graph.block_of(index) for index in events}):
-        if not may_have_pending(pending, block):
+    for index in events:
+        if not may_have_pending(pending, graph.block_of(index)):
             continue
-        for index, instruction, before, _ in instruction_states(pending.solution, pending.analysis, block):
-            kind = hand_off(instruction, function.is_kernel)
-            if kind is None:
-                continue
-            state = pending.analysis.assume_guard(index, instruction, before)
-            in_flight = sorted(
-                (
-                    item for item in pending_items(state)
-                    if not item.values_consumed and first_hand_offs.first(item, index)
-                ),
-                key=lambda item: item.index,
-            )
-            if in_flight:
-                yield _report(function, instruction, kind, in_flight)
+        instruction = function.instructions[index]
+        state = pending.analysis.assume_guard(index, instruction, pending.state_before(index))
+        in_flight = sorted(
+            (item for item in pending_items(state) if not item.values_consumed and first_hand_offs.first(item, index)),
+            key=lambda item: item.index,
+        )
+        if in_flight:
+            yield _report(function, instruction, hand_off(instruction, function.is_kernel), in_flight)
 
 
 class FirstHandOffs:

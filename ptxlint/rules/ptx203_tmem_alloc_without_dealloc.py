@@ -74,7 +74,6 @@ from ptxlint.analyses.tcgen05 import (
 from ptxlint.analyses.tcgen05_paths import branch_labels, witness_path
 from ptxlint.callgraph import callee_name
 from ptxlint.context import ModuleContext
-from ptxlint.dataflow import instruction_states
 from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function
 from ptxlint.isa.tcgen05 import operation
@@ -114,20 +113,18 @@ def _freed_by_others(allocations: FunctionState) -> frozenset[int]:
     """Allocations some thread that does not hold them deallocates: ownership passes to another
     warp (CUTLASS's FMHA allocates in the MMA warp and frees in the correction warps), so the
     allocating thread's own exit is no leak."""
-    analysis, solution = allocations.analysis, allocations.solution
-    graph = solution.cfg
-    instructions = graph.function.instructions
-    deallocations = [index for index, instruction in enumerate(instructions) if _deallocates(analysis, index, instruction)]
+    analysis = allocations.analysis
+    instructions = analysis.function.instructions
     held_elsewhere: set[int] = set()
     everything = frozenset(index for index, instruction in enumerate(instructions) if analysis.affects(index, instruction))
-    for block in sorted({graph.block_of(index) for index in deallocations}):
-        if block not in solution.block_entry:
+    for index, instruction in enumerate(instructions):
+        if not _deallocates(analysis, index, instruction):
             continue
-        for index, instruction, before, _ in instruction_states(solution, analysis, block):
-            if index not in deallocations:
-                continue
-            for payload, _ in analysis.assume_guard(index, instruction, before):
-                held_elsewhere.update(everything - payload.allocations)
+        before = allocations.state_before(index)
+        if before is None:
+            continue
+        for payload, _ in analysis.assume_guard(index, instruction, before):
+            held_elsewhere.update(everything - payload.allocations)
     return frozenset(held_elsewhere)
 
 
