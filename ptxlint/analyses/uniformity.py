@@ -1194,7 +1194,12 @@ class UniformityAnalysis:
             # A constant in a register written once is the same in every thread that reads it
             # (each read follows the one write) and in every loop iteration: no raise. Nor for a
             # register every write of which computes one CTA-invariant expression.
-            if execution is not None and key not in invariant and not (not sensitive and type(value.bits) is Constant):
+            if (
+                execution is not None
+                and value.level < execution.level  # else the raise changes nothing
+                and not (not sensitive and type(value.bits) is Constant)
+                and key not in invariant
+            ):
                 if value is not last_value:
                     last_value, last_raised = value, _at_least(value, execution.level, _control_origin(execution))
                 value = last_raised
@@ -1824,7 +1829,12 @@ class UniformityAnalysis:
         defined = None
         keys = self._plans[index][1]
         # Not raised when every register it writes is invariant: see _write.
-        steady = execution is not None and bool(keys) and all(key in self._invariant for key, _ in keys)
+        steady = (
+            execution is not None
+            and bool(keys)
+            and any(value.level < execution.level for value in results)
+            and all(key in self._invariant for key, _ in keys)
+        )
         for value in results:
             if execution is not None and not steady:
                 value = _at_least(value, execution.level, _control_origin(execution))
