@@ -218,7 +218,7 @@ def generated(case: Case, size: int, directory: Path = CACHE) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{case.name}-{size}.ptx"
     if not path.exists():
-        temporary = path.with_suffix(".tmp")
+        temporary = path.with_suffix(f".{os.getpid()}.tmp")  # runs in parallel must not collide
         temporary.write_bytes(case.generate(size))
         temporary.replace(path)
     return path
