@@ -4,7 +4,7 @@ For each input it measures, each in a fresh subprocess so that peak memory is th
   * `parse`   tree-sitter's bare Parser.parse — the floor nothing can beat;
   * `lower`   parse + lowering to the IR (issue target: ≥ 150,000 lines/s, ≤ 2× `parse`);
   * `lint`    the whole default rule set end to end (target: ≥ 80,000 lines/s, ≥ 4× ptxas -O0);
-  * `ptxas`   `ptxas -O0` on the same file, for scale (real files only);
+  * `ptxas`   `ptxas -O0` on the same file, for scale (real files only; CPU time, as for the stages);
 plus peak memory per input line (target ≤ 1.5 KB) and linear scaling on the synthetic file
 (2× input ≤ 2.2× time).
 
@@ -23,7 +23,6 @@ import resource
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 CACHE = Path(os.environ.get("PTXLINT_CACHE", Path.home() / ".cache" / "ptxlint"))
@@ -72,9 +71,11 @@ def ptxas_seconds(path: Path) -> float | None:
             if line.startswith(".target"):
                 arch = line.split()[1].rstrip(",")
                 break
-    started = time.perf_counter()
+    # CPU time, like the stages: other load on the machine must not flatter either side.
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     result = subprocess.run([tool, f"-arch={arch}", "-O0", "-o", os.devnull, str(path)], capture_output=True)
-    elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    elapsed = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     return elapsed if result.returncode == 0 else None
 
 
@@ -146,7 +147,7 @@ def main() -> None:
     half, full = synthetic_kernel(arguments.lines // 2), synthetic_kernel(arguments.lines)
     inputs += [half, full]
     header = f"{'file':44s} {'lines':>9s}" + "".join(f" {stage + ' s':>9s} {'klines/s':>9s}" for stage in stages)
-    header += f" {'lower/parse':>11s} {'B/line':>7s} {'ptxas s':>8s}"
+    header += f" {'lower/parse':>11s} {'B/line':>7s} {'ptxas s':>8s} {'ptxas/lint':>10s}"
     print(header)
     times: dict[Path, dict[str, float]] = {}
     for path in inputs:
@@ -163,7 +164,8 @@ def main() -> None:
         ratio = measured["lower"] / measured["parse"] if "lower" in measured and "parse" in measured else float("nan")
         synthetic = path in (half, full)
         ptxas = None if arguments.skip_ptxas or synthetic else ptxas_seconds(path)
-        row += f" {ratio:11.2f} {peak * 1024 / lines:7.0f} {ptxas if ptxas is not None else float('nan'):8.2f}"
+        versus = ptxas / measured["lint"] if ptxas is not None and "lint" in measured else float("nan")
+        row += f" {ratio:11.2f} {peak * 1024 / lines:7.0f} {ptxas if ptxas is not None else float('nan'):8.2f} {versus:10.2f}"
         print(row, flush=True)
     for stage in stages:
         scaling = times[full][stage] / times[half][stage]
