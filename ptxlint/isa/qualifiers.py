@@ -50,8 +50,14 @@ def _index(modifiers: tuple[str, ...], modifier: str | None) -> int | None:
     return modifiers.index(modifier) if modifier in modifiers else None
 
 
+# The only instructions qualifier_problems judges: callers skip computing operand kinds for the rest.
+JUDGED_BASES = frozenset({"tcgen05", "st", "ldmatrix", "bar", "barrier", "wmma"})
+
+
 def qualifier_problems(base: str, modifiers: tuple[str, ...], operand_kinds: tuple[str, ...]) -> list[QualifierProblem]:
     """``operand_kinds`` names each operand's form: "vector", "address", "immediate" or "other"."""
+    if base not in JUDGED_BASES:
+        return []
     operation = modifiers[0] if modifiers else ""
     if base == "tcgen05" and operation in ("ld", "st"):
         return _tcgen05_ld_st(operation, modifiers, len(operand_kinds))

@@ -8,6 +8,7 @@ naming what that operand is. Instructions this module does not know get an empty
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 # ----------------------------------------------------------------------------- tcgen05.ld / st
 
@@ -108,6 +109,7 @@ def _wgmma_shape_n(modifiers: tuple[str, ...]) -> int | None:
     return None
 
 
+@lru_cache(maxsize=4096)  # a kernel repeats a few hundred distinct opcodes: size each once
 def expected_vector_lengths(base: str, modifiers: tuple[str, ...]) -> dict[int, VectorExpectation]:
     """Operand position → required element count, for the brace-vector operands the manual sizes."""
     operation = modifiers[0] if modifiers else ""

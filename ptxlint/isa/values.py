@@ -45,8 +45,14 @@ BARRIER_THREADS = Limit("the barrier thread count", 0, 2**31 - 1, multiple_of=32
 ARRIVE_THREADS = Limit("the thread count of `bar.arrive`", 1, 2**31 - 1, multiple_of=32)
 
 
+# The only instructions value_limits bounds: callers skip computing operand kinds for the rest.
+LIMITED_BASES = frozenset({"tcgen05", "setmaxnreg", "bar", "barrier"})
+
+
 def value_limits(base: str, modifiers: tuple[str, ...], operand_kinds: tuple[str, ...]) -> dict[int, Limit]:
     """``operand_kinds`` names each operand's form: "vector", "address", "immediate" or "other"."""
+    if base not in LIMITED_BASES:
+        return {}
     operation = modifiers[0] if modifiers else ""
     if base == "tcgen05" and operation == "alloc":
         return {1: ALLOC_COLUMNS}

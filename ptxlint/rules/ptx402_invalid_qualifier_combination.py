@@ -48,7 +48,7 @@ from typing import Iterable
 
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
-from ptxlint.isa.qualifiers import qualifier_problems
+from ptxlint.isa.qualifiers import JUDGED_BASES, qualifier_problems
 from ptxlint.rules.base import Rule
 from ptxlint.rules.ptx401_operand_count_mismatch import operand_kinds
 
@@ -57,6 +57,8 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
     for function in context.module.functions:
         for instruction in function.instructions:
             opcode = instruction.opcode
+            if opcode.base not in JUDGED_BASES:
+                continue
             for problem in qualifier_problems(opcode.base, opcode.modifiers, operand_kinds(instruction)):
                 span = instruction.opcode_span if problem.index is None else instruction.modifier_span(problem.index)
                 yield RULE.diagnostic(span, problem.message, help=problem.help)

@@ -43,7 +43,7 @@ from typing import Iterable
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.ir import Immediate
-from ptxlint.isa.values import value_limits
+from ptxlint.isa.values import LIMITED_BASES, value_limits
 from ptxlint.rules.base import Rule
 from ptxlint.rules.ptx401_operand_count_mismatch import operand_kinds
 
@@ -52,6 +52,8 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
     for function in context.module.functions:
         for instruction in function.instructions:
             opcode = instruction.opcode
+            if opcode.base not in LIMITED_BASES:
+                continue
             operands = instruction.operands
             for position, limit in value_limits(opcode.base, opcode.modifiers, operand_kinds(instruction)).items():
                 if position >= len(operands):
