@@ -2433,12 +2433,14 @@ def _conservative_functions(module: ir.Module, graph: CallGraph, functions) -> s
     (their parameters are CTA-uniform anyway), externally visible, recursive, address-taken, or
     never called."""
     taken = set()
-    for function in functions.values():
+    # Only a `.func` can be called with arguments: without one there is nothing to look for.
+    callable_functions = {name for name, function in functions.items() if not function.is_kernel}
+    for function in functions.values() if callable_functions else ():
         for instruction in function.instructions:
             if instruction.opcode.base == "call":
                 continue
             for operand in instruction.sources:
-                if type(operand) is ir.Symbol and operand.name in functions:
+                if type(operand) is ir.Symbol and operand.name in callable_functions:
                     taken.add(operand.name)
     conservative = set()
     for name, function in functions.items():
