@@ -1,10 +1,11 @@
 """Pathological inputs: time and peak memory of the whole default rule set, at two sizes each.
 
 Each input is generated into a cache directory, then linted end to end by the command line
-(`ptxlint --output-format FORMAT -o /dev/null`) in a fresh subprocess, so that the peak resident
-memory (`ru_maxrss` of that child) is the run's own. The table shows, per input, both sizes, time,
-peak memory and the growth ratios: with the input doubled, linear code takes about 2× the time
-(memory grows less, because of the interpreter's fixed ~60 MB).
+(`ptxlint --output-format FORMAT -o /dev/null --time-budget 0`) in a fresh subprocess, so that
+the CPU time and peak resident memory (`ru_maxrss`) of that child are the run's own. The table
+shows, per input, both sizes, CPU time, peak memory and the growth ratios: with the input
+doubled, linear code takes about 2× the time (memory grows less, because of the interpreter's
+fixed ~60 MB).
 
     python benchmarks/bench_pathological.py              # the full sizes of issue 7
     python benchmarks/bench_pathological.py --scale 0.1  # a tenth of every size
@@ -185,15 +186,14 @@ CASES_BY_NAME = {case.name: case for case in CASES}
 
 # ----------------------------------------------------------------------------- measuring
 
-# The intermediate process: runs the command line once and reports its own child's peak memory.
+# The intermediate process: runs the command line once and reports its own child's CPU time
+# (other load on the machine does not count) and peak memory.
 _MEASURE = r"""
-import json, resource, subprocess, sys, time
-started = time.perf_counter()
+import json, resource, subprocess, sys
 result = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-seconds = time.perf_counter() - started
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(json.dumps({"seconds": seconds, "peak_mib": peak / 1024, "exit": result.returncode,
-                  "stderr": result.stderr.decode("utf-8", "replace")[-2000:]}))
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"seconds": usage.ru_utime + usage.ru_stime, "peak_mib": usage.ru_maxrss / 1024,
+                  "exit": result.returncode, "stderr": result.stderr.decode("utf-8", "replace")[-2000:]}))
 """
 
 
@@ -206,7 +206,7 @@ class Measurement:
 
 
 def measure(path: Path, output_format: str = "sarif", extra: tuple[str, ...] = (), timeout: float | None = None) -> Measurement:
-    """Lint ``path`` with the default rules in a fresh process; its wall time and peak memory."""
+    """Lint ``path`` with the default rules in a fresh process; its CPU time and peak memory."""
     command = [sys.executable, "-c", _MEASURE, sys.executable, "-m", "ptxlint", "--isolated", "-q",
                "--output-format", output_format, "-o", os.devnull, *extra, str(path)]
     environment = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
@@ -231,15 +231,15 @@ def main() -> None:
     parser.add_argument("--format", default="sarif", help="output format to render (default sarif)")
     args = parser.parse_args()
     chosen = [CASES_BY_NAME[name] for name in args.only.split(",") if name] or list(CASES)
-    print(f"{'input':<18} {'unit':<16} {'size':>11} {'time s':>8} {'peak MiB':>9} {'exit':>4}   "
-          f"{'size':>11} {'time s':>8} {'peak MiB':>9} {'exit':>4}   {'t ratio':>7} {'m ratio':>7}")
+    print(f"{'input':<18} {'unit':<16} {'size':>11} {'cpu s':>8} {'peak MiB':>9} {'exit':>4}   "
+          f"{'size':>11} {'cpu s':>8} {'peak MiB':>9} {'exit':>4}   {'t ratio':>7} {'m ratio':>7}")
     for case in chosen:
         large = max(2, int(case.full * args.scale))
         small = large // 2
         rows = []
         for size in (small, large):
             path = generated(case, size)
-            rows.append((size, measure(path, args.format)))
+            rows.append((size, measure(path, args.format, extra=("--time-budget", "0"))))
             path.unlink()  # generated inputs are big; regenerate rather than keep
         (s1, m1), (s2, m2) = rows
         print(f"{case.name:<18} {case.unit:<16} {s1:>11,} {m1.seconds:>8.2f} {m1.peak_mib:>9.0f} {m1.exit:>4}   "

@@ -34,8 +34,8 @@ bench = importlib.util.module_from_spec(_spec)
 sys.modules["bench_pathological"] = bench
 _spec.loader.exec_module(bench)
 
-# case, size run here (full size in the benchmark), bound in seconds, bound in MiB. Measured on a
-# 2-core machine: time bounds are ~6x, memory bounds ~2.5x (the interpreter's share is fixed).
+# case, size run here (full size in the benchmark), bound in CPU seconds, bound in MiB. Measured on
+# a 2-core machine: time bounds are ~6x, memory bounds ~2.5x (the interpreter's share is fixed).
 CASES = [
     # 8 MB single line (full: 100 MB)                             measured 0.43 s,  80 MiB
     ("long_line", 8_000_000, 6.0, 250),
