@@ -807,6 +807,7 @@ class UniformityAnalysis:
         summaries: _Summaries,
         collectives: dict[int, Collective],
         static: _Static | None = None,
+        thread_spaces: dict[int, ThreadSpace] | None = None,
     ) -> None:
         self.function = function
         self.cfg = graph
@@ -844,7 +845,11 @@ class UniformityAnalysis:
         self._ending_at = static.ending_at
         # Path facts: which threads reach each block (only when `%tid.x / 32` is the warp rank).
         bound = lanes.x_bound
-        self.space = ThreadSpace(bound) if lanes.warp_bits_ok and bound is not None and bound <= 1024 else None
+        self.space = None
+        if lanes.warp_bits_ok and bound is not None and bound <= 1024:
+            # One per block size and module: its tables depend on nothing else.
+            spaces = thread_spaces if thread_spaces is not None else {}
+            self.space = spaces.get(bound) or spaces.setdefault(bound, ThreadSpace(bound))
         self._entry = State({}, threads=self.space.everyone) if self.space is not None else _EMPTY_STATE
         # Per block: registers written more than once whose last write in the block was raised to
         # the level of the control it ran under, with the value before the raise (see refine).
@@ -2267,6 +2272,7 @@ def analyze_module(
         summaries.parameters[name] = None if name in conservative else ()
     result = ModuleUniformity()
     statics: dict[str, tuple] = {}
+    thread_spaces: dict[int, ThreadSpace] = {}
     # A function whose parameters and callees' return values did not change since the last
     # round gives the same result: keep it.
     previous: dict[str, tuple] = {}
@@ -2286,7 +2292,7 @@ def analyze_module(
             else:
                 analysis, analysed = _analyze_function(
                     function, options, summaries, direct[name], everything, statics, dense=everything or not sparse,
-                    graph_of=graph_of,
+                    graph_of=graph_of, thread_spaces=thread_spaces,
                 )
                 previous[name] = (inputs, analysis, analysed)
             result.functions[name] = analysed
@@ -2303,7 +2309,10 @@ def analyze_module(
     return result
 
 
-def _analyze_function(function, options, summaries, collectives, everything, statics=None, dense=True, graph_of=cfg_module.build):
+def _analyze_function(
+    function, options, summaries, collectives, everything, statics=None, dense=True, graph_of=cfg_module.build,
+    thread_spaces=None,
+):
     known = statics.get(function.name) if statics is not None else None
     if known is None:
         graph = graph_of(function)
@@ -2319,7 +2328,7 @@ def _analyze_function(function, options, summaries, collectives, everything, sta
         if statics is not None:
             statics[function.name] = known
     graph, lanes, requirements, calls, static = known
-    analysis = UniformityAnalysis(function, graph, lanes, summaries, requirements, static)
+    analysis = UniformityAnalysis(function, graph, lanes, summaries, requirements, static, thread_spaces)
     solution = solve_forward(graph, analysis)
     analysis.recording = {}
     analysis.record_everything = everything
