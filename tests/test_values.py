@@ -3,6 +3,7 @@ values, arithmetic on TMEM addresses and the warp index, and path-condition cont
 
 from __future__ import annotations
 
+from ptxlint.analyses.roles import warps_where
 from ptxlint.analyses.tcgen05_paths import PathContext
 from ptxlint.analyses.values import (
     THREAD_INDEX,
@@ -56,20 +57,20 @@ def test_adding_an_unknown_to_a_tmem_address_moves_its_column_only() -> None:
 
 def test_a_second_equal_test_cannot_go_the_other_way() -> None:
     context = PathContext(warps=0b1111, predicates=frozenset({("%p1", ("eq", "%r1", 0), True)}))
-    taken = context.assume("%p1", True, None, 4)
+    taken = context.assume("%p1", True, 0b1111)
     assert taken is not None
-    again = taken.assume("%p1", False, None, 4)
+    again = taken.assume("%p1", False, 0b1111)
     assert again is None
 
 
 def test_a_register_equal_to_two_constants_is_infeasible() -> None:
     known = frozenset({(("eq", "%r1", 0), True)})
     context = PathContext(0b1111, known, frozenset({("%p2", ("eq", "%r1", 1), True)}))
-    assert context.assume("%p2", True, None, 4) is None
+    assert context.assume("%p2", True, 0b1111) is None
 
 
 def test_a_branch_keeps_only_the_warps_that_can_take_it() -> None:
-    truth = (True, False, False, False)  # warp == 0
-    context = PathContext(0b1111).assume("%p1", False, truth, 4)
+    false_in = warps_where((True, False, False, False), False, 4)  # warp == 0
+    context = PathContext(0b1111).assume("%p1", False, false_in)
     assert context is not None and context.warps == 0b1110
-    assert PathContext(0b0001).assume("%p1", False, truth, 4) is None
+    assert PathContext(0b0001).assume("%p1", False, false_in) is None

@@ -4,7 +4,8 @@ Warp-specialised kernels give warps roles with branches on the warp index (`if (
 MMA issuer, `else if (warp >= 4)` the epilogue). The state is the set of warps that may be at a
 point, as a bit mask; each edge out of a conditional branch keeps the warps for which the branch
 predicate, evaluated per warp by :mod:`ptxlint.analyses.values`, can take that edge. The same
-edge knowledge serves the path-sensitive tcgen05 analyses (:class:`Branch`, :func:`edge_warps`).
+edge knowledge serves the path-sensitive tcgen05 analyses (:class:`Branch`,
+:meth:`BranchTable.guard_warps`).
 """
 
 from __future__ import annotations
@@ -12,11 +13,11 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from ptxlint.analyses.values import FunctionValues, function_values, warp_count_of
+from ptxlint.analyses.values import FunctionValues, RegisterNames, function_values, warp_count_of
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, solve_forward
-from ptxlint.ir import Function, Instruction, Register, registers_in
+from ptxlint.ir import Function, Instruction, Register
 
 _CONDITIONAL = frozenset({"bra", "ret", "exit"})
 
@@ -48,11 +49,17 @@ class Branch:
     predicate: str
     negated: bool
     taken: int  # the block (or the CFG's exit node) reached when the guard holds
-    truth: tuple | None  # per warp, from the value analysis
+    # The warps in which the predicate may be False, and those in which it may be True (from the
+    # value analysis).
+    predicate_warps: tuple[int, int]
 
-    def outcome(self, target: int) -> bool | None:
-        """The predicate's value along the edge to ``target`` (None: both ways lead there)."""
+    def outcome(self, target: int) -> bool:
+        """The predicate's value along the edge to ``target``."""
         return (target == self.taken) != self.negated
+
+    def warps_to(self, target: int) -> int:
+        """The warps that may take the edge to ``target``."""
+        return self.predicate_warps[self.outcome(target)]
 
 
 def branch_at_end(values: FunctionValues, block: int) -> Branch | None:
@@ -71,7 +78,11 @@ def branch_at_end(values: FunctionValues, block: int) -> Branch | None:
     taken = graph.exit if instruction.opcode.base != "bra" else successors[0]
     state = values.state_before(node.end - 1)
     truth = values.analysis.truth(guard.predicate, state) if state is not None else None
-    return Branch(instruction, guard.predicate.name, guard.negated, taken, truth)
+    return Branch(instruction, guard.predicate.name, guard.negated, taken, _predicate_warps(truth, values.warp_count))
+
+
+def _predicate_warps(truth: tuple | None, warp_count: int) -> tuple[int, int]:
+    return warps_where(truth, False, warp_count), warps_where(truth, True, warp_count)
 
 
 @dataclass(frozen=True)
@@ -86,35 +97,26 @@ class ConditionRegisters:
         return name in self.names
 
 
-def condition_registers(instructions: tuple[Instruction, ...], written: list | None = None) -> ConditionRegisters:
-    """Guard predicates, then (transitively) the registers the `setp`, `mov` and `not` that
-    write them read. ``written``: the registers each instruction writes, when known."""
-    definers: dict[str, list[Instruction]] = {}
-    pending: list[str] = []
-    for index, instruction in enumerate(instructions):
-        guard = instruction.guard
-        if guard is not None:
-            if type(guard.predicate) is Register:
-                pending.append(guard.predicate.name)
-        elif instruction.opcode.base in ("setp", "mov", "not"):
-            for name in written[index] if written is not None else written_registers(instruction):
-                definers.setdefault(name, []).append(instruction)
-    names: set[str] = set()
+def condition_registers(instructions: tuple[Instruction, ...], names: RegisterNames) -> ConditionRegisters:
+    """Guard predicates, then (transitively) the registers the unguarded `setp`, `mov` and `not`
+    that write them read."""
+    pending = [
+        instruction.guard.predicate.name
+        for instruction in instructions
+        if instruction.guard is not None and type(instruction.guard.predicate) is Register
+    ]
+    writers = names.writers
+    found: set[str] = set()
     while pending:
         name = pending.pop()
-        if name in names:
+        if name in found:
             continue
-        names.add(name)
-        for instruction in definers.get(name, ()):
-            pending.extend(register.name for operand in instruction.sources for register in registers_in(operand))
-    return ConditionRegisters(frozenset(names))
-
-
-def written_registers(instruction: Instruction) -> tuple[str, ...]:
-    found: list[str] = []
-    for operand in instruction.destinations:
-        found.extend(register.name for register in registers_in(operand))
-    return tuple(found)
+        found.add(name)
+        for index in writers.get(name, ()):
+            instruction = instructions[index]
+            if instruction.guard is None and instruction.opcode.base in ("setp", "mov", "not"):
+                pending.extend(names.reads(index))
+    return ConditionRegisters(frozenset(found))
 
 
 class BranchTable:
@@ -124,31 +126,32 @@ class BranchTable:
         self.values = values
         self.warp_count = values.warp_count
         self._branches = {block: branch_at_end(values, block) for block in values.cfg.reverse_post_order}
+        self._guard_warps: dict[int, tuple[int, int]] = {}
 
     @functools.cached_property
     def condition_registers(self) -> ConditionRegisters:
         """The registers branch conditions depend on (shared by the path-sensitive analyses)."""
-        return condition_registers(self.values.cfg.function.instructions, self.written)
-
-    @property
-    def written(self) -> list[list[str]]:
-        """The registers each instruction writes, by instruction index."""
-        return self.values.names.writes
+        return condition_registers(self.values.cfg.function.instructions, self.values.names)
 
     @functools.cached_property
-    def defines(self) -> list[bool]:
-        """Whether each instruction writes a register some branch condition depends on."""
-        relevant = self.condition_registers.names
-        return [any(name in relevant for name in written) for written in self.written]
+    def defining(self) -> frozenset[int]:
+        """The instructions that write a register some branch condition depends on."""
+        writers = self.values.names.writers
+        return frozenset(index for name in self.condition_registers.names for index in writers.get(name, ()))
 
     def branch(self, block: int) -> Branch | None:
         return self._branches.get(block)
 
-    def guard_truth(self, index: int, instruction: Instruction) -> tuple | None:
-        state = self.values.state_before(index)
-        if state is None or instruction.guard is None:
-            return None
-        return self.values.analysis.truth(instruction.guard.predicate, state)
+    def guard_warps(self, index: int, instruction: Instruction) -> tuple[int, int]:
+        """The warps in which the guard predicate of instruction ``index`` may be False, and
+        those in which it may be True (computed once: path-sensitive analyses ask per class)."""
+        known = self._guard_warps.get(index)
+        if known is None:
+            state = self.values.state_before(index)
+            guard = instruction.guard
+            truth = None if state is None or guard is None else self.values.analysis.truth(guard.predicate, state)
+            known = self._guard_warps[index] = _predicate_warps(truth, self.warp_count)
+        return known
 
 
 class Roles:
@@ -178,7 +181,7 @@ class Roles:
         branch = self.branches.branch(source)
         if branch is None:
             return state
-        return state & warps_where(branch.truth, branch.outcome(target), self.branches.warp_count)
+        return state & branch.warps_to(target)
 
 
 @dataclass(frozen=True)
@@ -200,7 +203,7 @@ class FunctionRoles:
         """The warps that may execute instruction ``index`` (its own guard included)."""
         mask = self.solution.block_entry.get(self.cfg.block_of(index), 0)
         if instruction.guard is not None:
-            mask &= warps_where(self.branches.guard_truth(index, instruction), not instruction.guard.negated, self.warp_count)
+            mask &= self.branches.guard_warps(index, instruction)[not instruction.guard.negated]
         return mask
 
 

@@ -1,15 +1,15 @@
 """The tcgen05 state of a thread along its paths: which `tcgen05.ld`/`st` it issued and has not
 yet waited for, and which tensor-memory allocations it has not yet freed.
 
-Both are :class:`~ptxlint.analyses.tcgen05_paths.PathSensitiveAnalysis` payloads:
+Both are in the :class:`Payload` of a :class:`~ptxlint.analyses.tcgen05_paths.PathSensitiveAnalysis`:
 
-- :class:`PendingAccesses` — a set of :class:`Pending` accesses. `tcgen05.ld` and `tcgen05.st`
-  add one; `tcgen05.wait::ld` (`::st`) retires every pending load (store). Each pending load also
+- the pending accesses (rules see them as :class:`Pending`). `tcgen05.ld` and `tcgen05.st` add
+  one; `tcgen05.wait::ld` (`::st`) retires every pending load (store). Each pending load also
   remembers which of its destination registers have not been read yet: once all have been, the
   load has necessarily completed (its values cannot exist before it does), which is all a
   hand-off needs — though not a later MMA overwriting the same TMEM, which the ISA says still
   needs the wait.
-- :class:`Allocations` — the set of `tcgen05.alloc`s not followed by a `tcgen05.dealloc`.
+- the allocations: the `tcgen05.alloc`s not followed by a `tcgen05.dealloc`.
 
 Calls: a callee that (transitively) waits or deallocates does so for its caller; a callee whose
 body is not in the module may do anything, so it retires everything (no finding beats a guess).
@@ -30,12 +30,31 @@ from ptxlint.ir import Address, Function, Instruction, registers_in
 from ptxlint.isa.tcgen05 import WAIT_LD, WAIT_ST, operation
 
 
-def tcgen05_operations(function: Function) -> frozenset[str]:
+def tensor_memory_instructions(context: ModuleContext, function: Function) -> tuple[int, ...]:
+    """The indices of ``function``'s tcgen05 instructions and calls (a callee may use tensor
+    memory): all the tensor-memory rules look at, found in one scan they share."""
+    return context.function_analysis(function, _tensor_memory_instructions)
+
+
+def _tensor_memory_instructions(context: ModuleContext, function: Function) -> tuple[int, ...]:
+    return tuple(
+        index
+        for index, instruction in enumerate(function.instructions)
+        if instruction.opcode.base in ("tcgen05", "call")
+    )
+
+
+def tcgen05_operations(context: ModuleContext, function: Function) -> frozenset[str]:
     """The tcgen05 operations a function's own body uses (`ld`, `mma`, `wait::ld`, …)."""
+    return context.function_analysis(function, _tcgen05_operations)
+
+
+def _tcgen05_operations(context: ModuleContext, function: Function) -> frozenset[str]:
+    instructions = function.instructions
     return frozenset(
-        instruction.opcode.modifiers[0]
-        for instruction in function.instructions
-        if instruction.opcode.base == "tcgen05" and instruction.opcode.modifiers
+        instructions[index].opcode.modifiers[0]
+        for index in tensor_memory_instructions(context, function)
+        if instructions[index].opcode.base == "tcgen05" and instructions[index].opcode.modifiers
     )
 
 
@@ -44,7 +63,7 @@ def callee_operations(context: ModuleContext) -> dict[str, frozenset[str]]:
 
     def compute() -> dict[str, frozenset[str]]:
         calls = context.cached(CallGraph, lambda: CallGraph(context.module))
-        own = {name: tcgen05_operations(function) for name, function in calls.functions.items()}
+        own = {name: tcgen05_operations(context, function) for name, function in calls.functions.items()}
         return calls.transitive(own, lambda values: frozenset().union(*values))
 
     return context.cached(("tcgen05", "callee_operations"), compute)
@@ -60,6 +79,8 @@ def called_operations(instruction: Instruction, summaries: dict[str, frozenset[s
 
 
 class Pending(NamedTuple):
+    """A pending access as the rules see it."""
+
     index: int  # the `tcgen05.ld`/`st` instruction
     kind: str  # "ld" or "st"
     unread: frozenset[str]  # destination registers of a load not read since it was issued
@@ -70,15 +91,21 @@ class Pending(NamedTuple):
 
 
 class Payload(NamedTuple):
-    """What one path class tracks."""
+    """What one path class tracks. A load's unread registers are kept as (load, register) pairs
+    in one set, so that a read consumes them with one set difference whatever the number of
+    pending loads; two payloads are equal exactly when their :attr:`pending` views are."""
 
-    pending: frozenset  # of Pending
+    accesses: frozenset  # (index, kind) of the `tcgen05.ld`/`st` not yet waited for
     allocations: frozenset  # indices of the `tcgen05.alloc`s (or allocating calls) not yet freed
-    unread: frozenset = frozenset()  # destination registers of pending loads not read yet
+    unread: frozenset = frozenset()  # (load index, register): destinations of pending loads not read yet
 
-
-def _payload(pending: frozenset, allocations: frozenset) -> Payload:
-    return Payload(pending, allocations, frozenset().union(*(item.unread for item in pending)))
+    @property
+    def pending(self) -> frozenset[Pending]:
+        """The pending accesses, each with its own unread registers."""
+        unread: dict[int, set[str]] = {}
+        for load, register in self.unread:
+            unread.setdefault(load, set()).add(register)
+        return frozenset(Pending(index, kind, frozenset(unread.get(index, ()))) for index, kind in self.accesses)
 
 
 _NOTHING = Payload(frozenset(), frozenset())
@@ -90,67 +117,79 @@ _TRACKED = frozenset({"ld", "st", WAIT_LD, WAIT_ST, "alloc", "dealloc"})
 class TensorMemoryState(PathSensitiveAnalysis):
     """Pending accesses and live allocations of a thread, per path class."""
 
-    def __init__(self, branches: BranchTable, function: Function, summaries: dict[str, frozenset[str]]) -> None:
+    def __init__(
+        self, branches: BranchTable, function: Function, summaries: dict[str, frozenset[str]], candidates: Iterable[int]
+    ) -> None:
+        """``candidates``: the indices of the instructions that may change a payload (see
+        :func:`tensor_memory_instructions`)."""
         self.function = function
         self.summaries = summaries
-        # Only registers some `tcgen05.ld` writes can be a pending load's unread registers: the
-        # reads of any other register observe nothing.
-        loaded: set[str] = set()
-        for instruction in function.instructions:
+        instructions = function.instructions
+        names = branches.values.names
+        self._changing = frozenset(index for index in candidates if _changes_payload(instructions[index]))
+        # Each load's (load, register) pairs, and per instruction reading some of those
+        # registers, the pairs its read consumes: the reads of any other register observe nothing.
+        self._loaded: dict[int, frozenset] = {}
+        loads_writing: dict[str, list[int]] = {}
+        for index in self._changing:
+            instruction = instructions[index]
             if operation(instruction.opcode.base, instruction.opcode.modifiers) == "ld":
-                loaded |= _loaded_registers(instruction)
-        nothing: frozenset[str] = frozenset()
-        self._reads = [
-            nothing if loaded.isdisjoint(read) else frozenset(read).intersection(loaded)
-            for read in branches.values.names.reads
-        ]
+                registers = _loaded_registers(instruction)
+                self._loaded[index] = frozenset((index, register) for register in registers)
+                for register in registers:
+                    loads_writing.setdefault(register, []).append(index)
+        consumed: dict[int, set] = {}
+        readers = names.readers
+        for register, loads in loads_writing.items():
+            for reader in readers.get(register, ()):
+                consumed.setdefault(reader, set()).update((load, register) for load in loads)
+        self._consumed = {index: frozenset(pairs) for index, pairs in consumed.items()}
         super().__init__(branches)
 
     def initial_payload(self) -> Payload:
         return _NOTHING
 
-    def affects(self, index: int, instruction: Instruction) -> bool:
-        opcode = instruction.opcode
-        return opcode.base == "call" or operation(opcode.base, opcode.modifiers) in _TRACKED
+    def changing_instructions(self) -> frozenset[int]:
+        return self._changing
 
-    def observes(self, index: int, instruction: Instruction) -> bool:
-        return bool(self._reads[index])
+    def observing_instructions(self) -> frozenset[int]:
+        return frozenset(self._consumed)
 
     def observing(self, payload: Payload) -> bool:
         return bool(payload.unread)
 
     def observe(self, index: int, instruction: Instruction, payload: Payload) -> Payload:
         """Reading a pending load's destination registers consumes them."""
-        read = self._reads[index]
-        if read.isdisjoint(payload.unread):
+        consumed = self._consumed[index]
+        if payload.unread.isdisjoint(consumed):
             return payload
-        pending = frozenset(
-            item if item.unread.isdisjoint(read) else Pending(item.index, item.kind, item.unread - read)
-            for item in payload.pending
-        )
-        return Payload(pending, payload.allocations, payload.unread - read)
+        return Payload(payload.accesses, payload.allocations, payload.unread - consumed)
 
     def step(self, index: int, instruction: Instruction, payload: Payload) -> Payload:
         opcode = instruction.opcode
         if opcode.base == "call":
             return self._call(index, instruction, payload)
         kind = operation(opcode.base, opcode.modifiers)
-        pending, allocations, _ = payload
+        accesses, allocations, unread = payload
         if kind == "alloc":
-            return payload._replace(allocations=allocations | {index})
+            return Payload(accesses, allocations | {index}, unread)
         if kind == "dealloc":
-            return payload._replace(allocations=frozenset())
-        if kind == WAIT_LD or kind == WAIT_ST:
-            retired = "ld" if kind == WAIT_LD else "st"
-            return _payload(frozenset(item for item in pending if item.kind != retired), allocations)
-        issued = Pending(index, kind, _loaded_registers(instruction) if kind == "ld" else frozenset())
-        return _payload(frozenset(item for item in pending if item.index != index) | {issued}, allocations)
+            return Payload(accesses, frozenset(), unread)
+        if kind == WAIT_LD:
+            return Payload(_retire(accesses, "ld"), allocations)  # every unread pair is a load's
+        if kind == WAIT_ST:
+            return Payload(_retire(accesses, "st"), allocations, unread)
+        if kind == "ld":
+            # Issued again (a loop): its registers are all unread again.
+            unread = frozenset(pair for pair in unread if pair[0] != index).union(self._loaded[index])
+        return Payload(accesses | {(index, kind)}, allocations, unread)
 
     def collapse(self, payloads: Iterable[Payload]) -> Payload:
         payloads = list(payloads)
-        return _payload(
-            frozenset().union(*(payload.pending for payload in payloads)),
+        return Payload(
+            frozenset().union(*(payload.accesses for payload in payloads)),
             frozenset().union(*(payload.allocations for payload in payloads)),
+            frozenset().union(*(payload.unread for payload in payloads)),
         )
 
     def _call(self, index: int, instruction: Instruction, payload: Payload) -> Payload:
@@ -158,14 +197,26 @@ class TensorMemoryState(PathSensitiveAnalysis):
         operations = called_operations(instruction, self.summaries)
         if operations is None:
             return _NOTHING
-        retired = {kind for kind, wait in (("ld", WAIT_LD), ("st", WAIT_ST)) if wait in operations}
-        pending = frozenset(item for item in payload.pending if item.kind not in retired)
-        allocations = payload.allocations
+        accesses, allocations, unread = payload
+        if WAIT_LD in operations:
+            accesses, unread = _retire(accesses, "ld"), frozenset()
+        if WAIT_ST in operations:
+            accesses = _retire(accesses, "st")
         if "dealloc" in operations:
             allocations = frozenset()
         elif "alloc" in operations:
             allocations = allocations | {index}
-        return _payload(pending, allocations)
+        return Payload(accesses, allocations, unread)
+
+
+def _changes_payload(instruction: Instruction) -> bool:
+    base = instruction.opcode.base
+    return base == "call" or (base == "tcgen05" and operation(base, instruction.opcode.modifiers) in _TRACKED)
+
+
+def _retire(accesses: frozenset, kind: str) -> frozenset:
+    """``accesses`` without those of ``kind``, which a wait retires."""
+    return frozenset(access for access in accesses if access[1] != kind)
 
 
 def pending_items(state: PathState) -> dict[Pending, int]:
@@ -193,13 +244,18 @@ class FunctionState:
 
 
 def function_state(context: ModuleContext, function: Function) -> FunctionState:
-    analysis = TensorMemoryState(context.function_analysis(function, branch_table), function, callee_operations(context))
+    analysis = TensorMemoryState(
+        context.function_analysis(function, branch_table),
+        function,
+        callee_operations(context),
+        tensor_memory_instructions(context, function),
+    )
     return FunctionState(analysis, solve_forward(analysis.branches.values.cfg, analysis))
 
 
-def issues_tmem_accesses(function: Function) -> bool:
+def issues_tmem_accesses(context: ModuleContext, function: Function) -> bool:
     """The cheap test that lets functions without `tcgen05.ld`/`st` skip the analyses."""
-    operations = tcgen05_operations(function)
+    operations = tcgen05_operations(context, function)
     return "ld" in operations or "st" in operations
 
 
@@ -230,7 +286,7 @@ def may_have_pending(pending: FunctionState, block: int) -> bool:
     entry = pending.solution.block_entry.get(block)
     if entry is None:
         return False
-    if any(payload.pending for payload, _ in entry):
+    if any(payload.accesses for payload, _ in entry):
         return True
     instructions = pending.analysis.function.instructions
     return any(

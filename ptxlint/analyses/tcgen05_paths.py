@@ -23,7 +23,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable, Hashable, Iterable
 
-from ptxlint.analyses.roles import Branch, BranchTable, all_warps, warps_where
+from ptxlint.analyses.roles import Branch, BranchTable, all_warps
 from ptxlint.analyses.values import indices_by_block
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.dataflow import Solution
@@ -82,11 +82,15 @@ def _equality(left, right) -> Condition:
     return ("eq", right, left) if str(right) < str(left) else ("eq", left, right)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PathContext:
     """What the branches on a path established: ``outcomes`` (condition, value) pairs, the
     ``predicates`` defined by comparisons (register, condition, value when it holds) and the
-    bit mask of warps that may be on the path."""
+    bit mask of warps that may be on the path.
+
+    Immutable in use (path classes share contexts, and they are hashed), but not frozen: the
+    solver builds hundreds of thousands of them, and a frozen dataclass's constructor costs five
+    times as much."""
 
     warps: int
     outcomes: frozenset = frozenset()
@@ -98,6 +102,16 @@ class PathContext:
     _mentioned: frozenset | None = field(default=None, compare=False, repr=False)
     _definitions: dict | None = field(default=None, compare=False, repr=False)
     _predicate_registers: frozenset | None = field(default=None, compare=False, repr=False)
+    # Path states are sets of (payload, context) rebuilt at every step, mostly from the same
+    # contexts: the hash is computed once.
+    _hash: int | None = field(default=None, compare=False, repr=False)
+
+    def __hash__(self) -> int:
+        known = self._hash
+        if known is None:
+            known = hash((self.warps, self.outcomes, self.predicates, self.copies))
+            self._hash = known
+        return known
 
     def merge(self, other: PathContext) -> PathContext:
         if self == other:
@@ -128,7 +142,7 @@ class PathContext:
             for copy, source in self.copies:
                 found.update((copy, source))
             names = frozenset(name for name in found if type(name) is str)
-            object.__setattr__(self, "_mentioned", names)
+            self._mentioned = names
         return names
 
     def predicate_registers(self) -> frozenset[str]:
@@ -137,7 +151,7 @@ class PathContext:
         names = self._predicate_registers
         if names is None:
             names = frozenset(_registers_of_definitions(self.predicates))
-            object.__setattr__(self, "_predicate_registers", names)
+            self._predicate_registers = names
         return names
 
     def definitions(self) -> dict[str, tuple[tuple[Condition, bool], ...]]:
@@ -145,7 +159,7 @@ class PathContext:
         found = self._definitions
         if found is None:
             found = _with_definitions({}, self.predicates)
-            object.__setattr__(self, "_definitions", found)
+            self._definitions = found
         return found
 
     def original(self, name: str | int) -> str | int:
@@ -158,11 +172,10 @@ class PathContext:
             name = source
         return name
 
-    def after(self, instruction: Instruction, written: tuple[str, ...], defines: bool) -> PathContext:
-        """Forget what the instruction's writes invalidate; when ``defines`` (a branch condition
-        can depend on what it writes), remember what a `setp`, `mov` or `not` defines."""
-        if not defines:
-            return self  # facts only mention registers conditions depend on: none written here
+    def after(self, instruction: Instruction, written: tuple[str, ...]) -> PathContext:
+        """Forget what the instruction's writes invalidate and remember what a `setp`, `mov` or
+        `not` defines; for instructions that write a register some branch condition depends on
+        (facts mention no other register)."""
         context = self
         if (self.outcomes or self.predicates or self.copies) and not self.mentioned().isdisjoint(written):
             context = self._forget(written)
@@ -173,26 +186,43 @@ class PathContext:
             context = context._copy(instruction)
         return context
 
-    def assume(self, predicate: str, value: bool, truth: tuple | None, warp_count: int) -> PathContext | None:
-        """This context on a path where ``predicate`` is ``value``; None if that is infeasible."""
-        warps = self.warps & warps_where(truth, value, warp_count)
+    def assume(self, predicate: str, value: bool, warps: int) -> PathContext | None:
+        """This context on a path where ``predicate`` is ``value``, which only ``warps`` allow;
+        None if that is infeasible."""
+        warps &= self.warps
         if not warps:
             return None
+        if ((("is", predicate, None), value)) in self.outcomes:
+            # Known already, and so is everything its definitions imply.
+            if warps == self.warps:
+                return self
+            return PathContext(
+                warps,
+                self.outcomes,
+                self.predicates,
+                self.copies,
+                self._mentioned,
+                self._definitions,
+                self._predicate_registers,
+            )
         outcomes = self.outcomes
+        added: set = set()
         pending = [(("is", predicate, None), value)]
         while pending:
-            condition, holds = pending.pop()
-            if (condition, holds) in outcomes:
+            fact = pending.pop()
+            if fact in outcomes or fact in added:
                 continue
-            if _contradicts(outcomes, condition, holds):
+            condition, holds = fact
+            if _contradicts(outcomes, condition, holds) or _contradicts(added, condition, holds):
                 return None
-            outcomes = outcomes | {(condition, holds)}
+            added.add(fact)
             if condition[0] == "is":
                 # Follow what defined the predicate: `not.pred %p2, %p1` and `setp.eq %p1, %r1, 0`.
                 pending.extend(
                     (definition, holds == polarity)
                     for definition, polarity in self.definitions().get(condition[1], ())
                 )
+        outcomes = outcomes.union(added)
         # The new outcomes mention the predicate and what its definitions mention: the indexes
         # carry over.
         mentioned = self._mentioned
@@ -203,21 +233,19 @@ class PathContext:
         )
 
     def _forget(self, written: tuple[str, ...]) -> PathContext:
+        # Registers are named `%…`, so testing whole tuples against ``gone`` tests their registers.
         gone = set(written)
-        outcomes = frozenset(
-            fact for fact in self.outcomes if fact[0][1] not in gone and fact[0][2] not in gone
-        )
+        outcomes = frozenset(fact for fact in self.outcomes if gone.isdisjoint(fact[0]))
         predicates, definitions, predicate_registers = self.predicates, self._definitions, self._predicate_registers
         if not self.predicate_registers().isdisjoint(gone):
             predicates = frozenset(
-                entry for entry in self.predicates
-                if entry[0] not in gone and entry[1][1] not in gone and entry[1][2] not in gone
+                entry for entry in self.predicates if entry[0] not in gone and gone.isdisjoint(entry[1])
             )
             definitions = None
             predicate_registers = self._predicate_registers - gone
         copies = self.copies
         if copies:
-            copies = frozenset(pair for pair in copies if pair[0] not in gone and pair[1] not in gone)
+            copies = frozenset(pair for pair in copies if gone.isdisjoint(pair))
         # What is left mentions none of the forgotten registers (and maybe fewer others).
         mentioned = None if self._mentioned is None else self._mentioned - gone
         return PathContext(self.warps, outcomes, predicates, copies, mentioned, definitions, predicate_registers)
@@ -304,7 +332,7 @@ def _with_definitions(found: dict, predicates: Iterable) -> dict:
     return found
 
 
-def _contradicts(outcomes: frozenset, condition: Condition, holds: bool) -> bool:
+def _contradicts(outcomes: frozenset | set, condition: Condition, holds: bool) -> bool:
     if (condition, not holds) in outcomes:
         return True
     if condition[0] != "eq" or not holds:
@@ -327,37 +355,36 @@ PathState = frozenset  # of (payload, PathContext), one context per payload
 
 class PathSensitiveAnalysis:
     """The lattice and edge refinement shared by the tcgen05 analyses. Subclasses say how an
-    instruction changes a payload (:meth:`step`) and whether it does (:meth:`affects`)."""
+    instruction changes a payload (:meth:`step`) and which instructions do
+    (:meth:`changing_instructions`)."""
 
     def __init__(self, branches: BranchTable) -> None:
         self.branches = branches
         self.warp_count = branches.warp_count
-        self.relevant = branches.condition_registers
-        instructions = branches.values.cfg.function.instructions
-        self._written = branches.written
-        self._defines = branches.defines
-        self._affects = [self.affects(index, instruction) for index, instruction in enumerate(instructions)]
-        self._observes = [self.observes(index, instruction) for index, instruction in enumerate(instructions)]
+        self._defining = branches.defining
+        self._changing = self.changing_instructions()
+        self._observing = self.observing_instructions()
         # Every other instruction leaves the state as it is (see :meth:`transfer`).
-        self._visited_by_block = indices_by_block(
-            branches.values.cfg,
-            (index for index, (defines, affects, observes) in enumerate(zip(self._defines, self._affects, self._observes)) if defines or affects or observes),
-        )
+        visited = self._defining | self._changing | self._observing
+        self._visited_by_block = indices_by_block(branches.values.cfg, visited)
+        names = branches.values.names
+        self._written = {index: names.writes(index) for index in visited}
 
     # -- what subclasses provide
 
     def initial_payload(self) -> Hashable:
         raise NotImplementedError
 
-    def affects(self, index: int, instruction: Instruction) -> bool:
+    def changing_instructions(self) -> frozenset[int]:
+        """The indices of the instructions :meth:`step` may change a payload at."""
         raise NotImplementedError
 
     def step(self, index: int, instruction: Instruction, payload):
         raise NotImplementedError
 
-    def observes(self, index: int, instruction: Instruction) -> bool:
-        """Whether :meth:`observe` may change some payload at this instruction."""
-        return False
+    def observing_instructions(self) -> frozenset[int]:
+        """The indices of the instructions :meth:`observe` may change a payload at."""
+        return frozenset()
 
     def observe(self, index: int, instruction: Instruction, payload):
         """How merely executing an instruction changes a payload (reads of registers); applied
@@ -395,35 +422,36 @@ class PathSensitiveAnalysis:
     def transfer(self, index: int, instruction: Instruction, state: PathState) -> PathState:
         if not state:
             return state
-        defines = self._defines[index]
-        affects = self._affects[index]
-        if not defines and not affects and not (self._observes[index] and self._observing(state)):
-            return state  # it writes nothing a condition depends on: no fact changes
+        changes = index in self._changing
+        defines = index in self._defining
+        if not changes and not defines:
+            return self._observe_all(index, instruction, state)
+        observes = index in self._observing
         written = self._written[index]
         classes: dict = {}
         changed = False
         for payload, context in state:
-            if affects and instruction.guard is not None:
-                self._guarded_step(index, instruction, self._observed(index, instruction, payload), context, written, classes)
+            new_payload = self.observe(index, instruction, payload) if observes else payload
+            if changes and instruction.guard is not None:
+                self._guarded_step(index, instruction, new_payload, context, defines, classes)
                 changed = True
                 continue
-            new_payload = self._observed(index, instruction, payload)
-            if affects:
+            if changes:
                 new_payload = self.step(index, instruction, new_payload)
-            new_context = context.after(instruction, written, defines)
+            new_context = context.after(instruction, written) if defines else context
             changed = changed or new_payload is not payload or new_context is not context
             _add(classes, new_payload, new_context)
         return self._bounded(classes) if changed else state
 
-    def _observed(self, index: int, instruction: Instruction, payload):
-        return self.observe(index, instruction, payload) if payload and self._observes[index] else payload
-
-    def observing(self, payload) -> bool:
-        """Whether :meth:`observe` may change ``payload``."""
-        return False
-
-    def _observing(self, state: PathState) -> bool:
-        return any(self.observing(payload) for payload, _ in state)
+    def _observe_all(self, index: int, instruction: Instruction, state: PathState) -> PathState:
+        """The state after an instruction that only reads (it writes no condition register)."""
+        observed = [(self.observe(index, instruction, payload), context) for payload, context in state]
+        if all(new is old for (new, _), (old, _) in zip(observed, state)):
+            return state
+        classes: dict = {}
+        for payload, context in observed:
+            _add(classes, payload, context)
+        return self._bounded(classes)
 
     def refine(self, source: int, target: int, state: PathState) -> PathState:
         branch = self.branches.branch(source)
@@ -432,44 +460,49 @@ class PathSensitiveAnalysis:
         return self.assume_branch(branch, target, state)
 
     def assume_branch(self, branch: Branch, target: int, state: PathState) -> PathState:
-        value = branch.outcome(target)
-        classes: dict = {}
-        for payload, context in state:
-            assumed = context.assume(branch.predicate, value, branch.truth, self.warp_count)
-            if assumed is not None:
-                _add(classes, payload, assumed)
-        return frozenset(classes.items())
+        return self._assume(branch.predicate, branch.outcome(target), branch.warps_to(target), state)
 
     def assume_guard(self, index: int, instruction: Instruction, state: PathState) -> PathState:
         """The classes in which a guarded instruction executes."""
         guard = instruction.guard
         if guard is None or type(guard.predicate) is not Register:
             return state
-        truth = self.branches.guard_truth(index, instruction)
+        holds = not guard.negated
+        return self._assume(guard.predicate.name, holds, self.branches.guard_warps(index, instruction)[holds], state)
+
+    def _assume(self, predicate: str, value: bool, warps: int, state: PathState) -> PathState:
+        """The classes of ``state`` on paths where ``predicate`` is ``value``, which only
+        ``warps`` allow."""
         classes: dict = {}
+        changed = False
         for payload, context in state:
-            assumed = context.assume(guard.predicate.name, not guard.negated, truth, self.warp_count)
+            assumed = context.assume(predicate, value, warps)
             if assumed is not None:
                 _add(classes, payload, assumed)
-        return frozenset(classes.items())
+            changed = changed or assumed is not context
+        return frozenset(classes.items()) if changed else state
 
     # -- internals
 
-    def _guarded_step(self, index, instruction, payload, context, written, classes) -> None:
+    def _guarded_step(self, index, instruction, payload, context, defines, classes) -> None:
         """A guarded instruction splits a class: it executes where the guard holds."""
-        defines = self._defines[index]
+        written = self._written[index]
+
+        def after(context: PathContext) -> PathContext:
+            return context.after(instruction, written) if defines else context
+
         guard = instruction.guard
         if type(guard.predicate) is not Register:
-            _add(classes, self.step(index, instruction, payload), context.after(instruction, written, defines))
+            _add(classes, self.step(index, instruction, payload), after(context))
             return
-        truth = self.branches.guard_truth(index, instruction)
         name = guard.predicate.name
-        executes = context.assume(name, not guard.negated, truth, self.warp_count)
-        skips = context.assume(name, guard.negated, truth, self.warp_count)
+        warps = self.branches.guard_warps(index, instruction)
+        executes = context.assume(name, not guard.negated, warps[not guard.negated])
+        skips = context.assume(name, guard.negated, warps[guard.negated])
         if executes is not None:
-            _add(classes, self.step(index, instruction, payload), executes.after(instruction, written, defines))
+            _add(classes, self.step(index, instruction, payload), after(executes))
         if skips is not None:
-            _add(classes, payload, skips.after(instruction, written, defines))
+            _add(classes, payload, after(skips))
 
     def _bounded(self, classes: dict) -> PathState:
         if len(classes) <= MAX_CLASSES:

@@ -26,7 +26,6 @@ would address a column past the 512 that exist.
 from __future__ import annotations
 
 import bisect
-import functools
 from dataclasses import dataclass
 from typing import Callable, Generic, Sequence, TypeVar, Union
 
@@ -390,9 +389,12 @@ class WarpValues:
         makes its joins cheap. Loads stay in the state: what they read depends on the
         allocations seen.
 
-        Only the registers the needed instructions read or write are asked about, each once,
-        walking back through the definitions they depend on: most of a function is never
-        looked at. A register whose definition is not needed settles as unknown (None)."""
+        Only the registers the needed instructions write are asked about, each once, walking
+        back through the definitions they depend on: most of a function is never looked at. A
+        register whose definition is not needed settles as unknown (None); one the needed
+        instructions only read has no definition among them, which puts no value in the state
+        either, so it reads as unknown whether settled or not (the data a `tcgen05.st` stores
+        would otherwise send the walk through the whole epilogue)."""
         writers = names.writers
         reads = names.reads
         writes = names.writes
@@ -402,7 +404,7 @@ class WarpValues:
         settled_definitions: list[int] = []
         empty = ValueState({}, frozenset())
         indices = range(len(instructions)) if needed is None else needed
-        roots = [name for index in indices for name in (*writes[index], *reads[index])]
+        roots = [name for index in indices for name in writes(index)]
         for root in roots:
             stack = [root]
             while stack:
@@ -417,9 +419,9 @@ class WarpValues:
                     continue
                 # Operands settle first. Each must have its definition earlier in the text, so
                 # the walk ends.
-                operands = reads[definition]
+                operands = reads(definition)
                 if any(operand in unsettled or writers.get(operand, (definition,))[0] >= definition for operand in operands):
-                    unsettled.update(writes[definition])
+                    unsettled.update(writes(definition))
                     stack.pop()
                     continue
                 undecided = [operand for operand in operands if operand not in settled]
@@ -430,8 +432,8 @@ class WarpValues:
                 if needed is None or definition in needed:
                     settled.update(self._evaluate(instructions[definition], empty))
                 else:
-                    settled.update((name, None) for name in writes[definition])
-                unsettled.update(name for name in writes[definition] if name not in settled)
+                    settled.update((name, None) for name in writes(definition))
+                unsettled.update(name for name in writes(definition) if name not in settled)
                 settled_definitions.append(definition)
         self.settled_definitions = frozenset(settled_definitions)
 
@@ -447,7 +449,7 @@ class WarpValues:
         instruction = instructions[index]
         if instruction.guard is not None or instruction.opcode.base in ("ld", "tcgen05", "call"):
             return None
-        if any(len(writers[written]) != 1 for written in names.writes[index]):
+        if any(len(writers[written]) != 1 for written in names.writes(index)):
             return None
         return index
 
@@ -475,7 +477,7 @@ class WarpValues:
         writers = names.writers
         needed = self.needed
         expiring: dict[int, list[str]] = {}
-        candidates = writers if needed is None else {name for index in needed for name in names.writes[index]}
+        candidates = writers if needed is None else {name for index in needed for name in names.writes(index)}
         for name in candidates:
             defined = writers[name]
             if len(defined) != 1 or name in self.settled:
@@ -910,13 +912,14 @@ def slices(function: Function, names: RegisterNames) -> Slices:
     writers = names.writers
     addresses: list[str] = []
     conditions: list[str] = []
+    tcgen05: set[int] = set()
     for index, instruction in enumerate(instructions):
         if instruction.opcode.base == "tcgen05":
             addresses.extend(_operand_names(instruction))
+            tcgen05.add(index)
         guard = instruction.guard
         if guard is not None and type(guard.predicate) is Register and instruction.opcode.base in _GUARDS_THAT_MATTER:
             conditions.append(guard.predicate.name)
-    tcgen05 = {index for index, instruction in enumerate(instructions) if instruction.opcode.base == "tcgen05"}
     return Slices(
         frozenset(_backward_slice(names, writers, addresses) | tcgen05),
         frozenset(_depends_on_thread_index(instructions, names, _backward_slice(names, writers, conditions))),
@@ -941,7 +944,7 @@ def _depends_on_thread_index(instructions: tuple[Instruction, ...], names: Regis
             found.add(index)
     pending = list(found)
     while pending:
-        for name in names.writes[pending.pop()]:
+        for name in names.writes(pending.pop()):
             for dependent in (*readers.get(name, ()), *writers[name]):
                 if dependent in within and dependent not in found:
                     found.add(dependent)
@@ -960,62 +963,77 @@ def _backward_slice(names: RegisterNames, writers: dict[str, list[int]], pending
         for index in writers.get(name, ()):
             if index not in found:
                 found.add(index)
-                pending.extend(names.reads[index])
+                pending.extend(names.reads(index))
     return found
 
 
-@dataclass(frozen=True)
 class RegisterNames:
-    """The register names each instruction writes and reads (its guard included), by index:
-    the pre-passes below all need them, so they are collected once."""
+    """The instructions that write and read each register (a guard is a read), over the whole
+    function, and the registers any one instruction writes and reads, collected when first asked:
+    the pre-passes below need the indexes, but the names of only a few instructions."""
 
-    writes: list
-    reads: list
+    def __init__(self, instructions: tuple[Instruction, ...]) -> None:
+        self.instructions = instructions
+        self.writers, self.readers = _register_indexes(instructions)
+        self._writes: dict[int, list[str]] = {}
+        self._reads: dict[int, list[str]] = {}
 
-    @functools.cached_property
-    def writers(self) -> dict[str, list[int]]:
-        """The instructions that write each register."""
-        return _positions(self.writes)
+    def writes(self, index: int) -> list[str]:
+        """The registers instruction ``index`` writes."""
+        known = self._writes.get(index)
+        if known is None:
+            known = self._writes[index] = _register_names(self.instructions[index].destinations)
+        return known
 
-    @functools.cached_property
-    def readers(self) -> dict[str, list[int]]:
-        """The instructions that read each register (its guard included)."""
-        return _positions(self.reads)
-
-    @classmethod
-    def of(cls, instructions: tuple[Instruction, ...]) -> RegisterNames:
-        writes = []
-        reads = []
-        for instruction in instructions:
-            count = instruction.destination_count
-            written: list[str] = []
-            read: list[str] = []
-            # One loop over the operands, the common kinds tested inline: this runs on every
-            # instruction of every function the tcgen05 rules look at.
-            for position, operand in enumerate(instruction.operands):
-                kind = type(operand)
-                if kind is Register:
-                    (written if position < count else read).append(operand.name)
-                elif kind not in _WITHOUT_REGISTERS:
-                    (written if position < count else read).extend([register.name for register in registers_in(operand)])
+    def reads(self, index: int) -> list[str]:
+        """The registers instruction ``index`` reads, its guard included."""
+        known = self._reads.get(index)
+        if known is None:
+            instruction = self.instructions[index]
+            known = _register_names(instruction.sources)
             guard = instruction.guard
             if guard is not None and type(guard.predicate) is Register:
-                read.append(guard.predicate.name)
-            writes.append(written)
-            reads.append(read)
-        return cls(writes, reads)
+                known.append(guard.predicate.name)
+            self._reads[index] = known
+        return known
 
 
-def _positions(names_by_index: list) -> dict[str, list[int]]:
-    found: dict[str, list[int]] = {}
-    for index, names in enumerate(names_by_index):
-        for name in names:
-            known = found.get(name)
-            if known is None:
-                found[name] = [index]
-            else:
-                known.append(index)
-    return found
+def _register_indexes(instructions: tuple[Instruction, ...]) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    """The instructions that write and that read each register. One loop over every operand of
+    the function, the common kinds tested inline: no per-instruction lists are built."""
+    writers: dict[str, list[int]] = {}
+    readers: dict[str, list[int]] = {}
+    for index, instruction in enumerate(instructions):
+        count = instruction.destination_count
+        found = writers
+        for position, operand in enumerate(instruction.operands):
+            if position == count:
+                found = readers
+            kind = type(operand)
+            if kind is Register:
+                known = found.get(operand.name)
+                if known is None:
+                    found[operand.name] = [index]
+                else:
+                    known.append(index)
+            elif kind not in _WITHOUT_REGISTERS:
+                for register in registers_in(operand):
+                    found.setdefault(register.name, []).append(index)
+        guard = instruction.guard
+        if guard is not None and type(guard.predicate) is Register:
+            readers.setdefault(guard.predicate.name, []).append(index)
+    return writers, readers
+
+
+def _register_names(operands: tuple) -> list[str]:
+    names: list[str] = []
+    for operand in operands:
+        kind = type(operand)
+        if kind is Register:
+            names.append(operand.name)
+        elif kind not in _WITHOUT_REGISTERS:
+            names.extend(register.name for register in registers_in(operand))
+    return names
 
 
 # Operands that never hold a register: the common case skips :func:`registers_in`.
@@ -1036,7 +1054,7 @@ def function_values(context: ModuleContext, function: Function) -> FunctionValue
     graph = context.control_flow_graph(function)
     warp_count, _ = warp_count_of(context, function)
     shape = block_shape(function, context.options)
-    names = RegisterNames.of(function.instructions)
+    names = RegisterNames(function.instructions)
     analysis = WarpValues(warp_count, shape.linear_tid_is_tid_x, slices(function, names))
     analysis.settle(function.instructions, names)
     analysis.expire_block_locals(graph, names)

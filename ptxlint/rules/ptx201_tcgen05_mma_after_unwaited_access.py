@@ -86,6 +86,8 @@ from ptxlint.analyses.tcgen05 import (
     function_state,
     issues_tmem_accesses,
     pending_items,
+    tcgen05_operations,
+    tensor_memory_instructions,
     works_on_allocated_tmem,
 )
 from ptxlint.analyses.tcgen05_paths import branch_labels, witness_path
@@ -101,15 +103,11 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
     for function in context.module.functions:
         if (
             function.has_body
-            and issues_tmem_accesses(function)
-            and _issues_tensor_core_operations(function)
+            and issues_tmem_accesses(context, function)
+            and not tcgen05_operations(context, function).isdisjoint(TENSOR_CORE_OPERATIONS)
             and works_on_allocated_tmem(context, function)
         ):
             yield from _check_function(context, function)
-
-
-def _issues_tensor_core_operations(function: Function) -> bool:
-    return any(_is_tensor_core_operation(instruction) for instruction in function.instructions)
 
 
 def _is_tensor_core_operation(instruction: Instruction) -> bool:
@@ -119,7 +117,8 @@ def _is_tensor_core_operation(instruction: Instruction) -> bool:
 def _check_function(context: ModuleContext, function: Function) -> Iterator[Diagnostic]:
     pending = context.function_analysis(function, function_state)
     graph = pending.solution.cfg
-    for index, instruction in enumerate(function.instructions):
+    for index in tensor_memory_instructions(context, function):
+        instruction = function.instructions[index]
         if not _is_tensor_core_operation(instruction) or not may_have_pending(pending, graph.block_of(index)):
             continue
         state = pending.analysis.assume_guard(index, instruction, pending.state_before(index))
@@ -163,7 +162,7 @@ def _witness(pending: FunctionState, item: Pending, index: int, instruction: Ins
     if not same_block:
         edges = witness_path(
             graph, pending.analysis, pending.solution, item.index, graph.block_of(index),
-            lambda payload: any(entry.index == item.index for entry in payload.pending),
+            lambda payload: any(index == item.index for index, _ in payload.accesses),
         )
         steps += branch_labels(graph, pending.analysis.branches, edges or [])
     steps.append(Label(instruction.span, f"`{_name(instruction)}` issued before the wait"))

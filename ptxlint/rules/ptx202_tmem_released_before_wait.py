@@ -92,6 +92,10 @@ from ptxlint.rules.base import Rule
 _ALWAYS = frozenset({"atom", "red", "exit"})
 
 
+# Every base :func:`hand_off` can accept: a cheap first test for a whole function's instructions.
+_HAND_OFF_BASES = _ALWAYS | {"ret", "mbarrier", "cp", "tcgen05", "bar", "barrier", "st"}
+
+
 def hand_off(instruction: Instruction, in_kernel: bool) -> str | None:
     """What kind of hand-off an instruction is (for the message), or None."""
     opcode = instruction.opcode
@@ -120,12 +124,16 @@ def hand_off(instruction: Instruction, in_kernel: bool) -> str | None:
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
     for function in context.module.functions:
-        if function.has_body and issues_tmem_accesses(function) and works_on_allocated_tmem(context, function):
+        if function.has_body and issues_tmem_accesses(context, function) and works_on_allocated_tmem(context, function):
             yield from _check_function(context, function)
 
 
 def _check_function(context: ModuleContext, function: Function) -> Iterator[Diagnostic]:
-    events = [index for index, instruction in enumerate(function.instructions) if hand_off(instruction, function.is_kernel)]
+    events = [
+        index
+        for index, instruction in enumerate(function.instructions)
+        if instruction.opcode.base in _HAND_OFF_BASES and hand_off(instruction, function.is_kernel)
+    ]
     if not events:
         return
     pending = context.function_analysis(function, function_state)

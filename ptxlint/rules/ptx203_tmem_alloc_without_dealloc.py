@@ -87,7 +87,7 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
 
 
 def _allocates(context: ModuleContext, kernel: Function) -> bool:
-    if "alloc" in tcgen05_operations(kernel):
+    if "alloc" in tcgen05_operations(context, kernel):
         return True
     if not any(instruction.opcode.base == "call" for instruction in kernel.instructions):
         return False
@@ -116,8 +116,9 @@ def _freed_by_others(allocations: FunctionState) -> frozenset[int]:
     analysis = allocations.analysis
     instructions = analysis.function.instructions
     held_elsewhere: set[int] = set()
-    everything = frozenset(index for index, instruction in enumerate(instructions) if analysis.affects(index, instruction))
-    for index, instruction in enumerate(instructions):
+    everything = analysis.changing_instructions()  # deallocations among them
+    for index in everything:
+        instruction = instructions[index]
         if not _deallocates(analysis, index, instruction):
             continue
         before = allocations.state_before(index)

@@ -83,7 +83,7 @@ from __future__ import annotations
 from typing import Iterable, Iterator
 
 from ptxlint.analyses.roles import FunctionRoles, function_roles, warp_list
-from ptxlint.analyses.tcgen05 import issues_tmem_accesses
+from ptxlint.analyses.tcgen05 import issues_tmem_accesses, tensor_memory_instructions
 from ptxlint.analyses.values import TensorAddress, entry_for_warp
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
@@ -94,13 +94,14 @@ from ptxlint.rules.base import Rule
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
     for function in context.module.functions:
-        if function.has_body and issues_tmem_accesses(function):
+        if function.has_body and issues_tmem_accesses(context, function):
             yield from _check_function(context, function)
 
 
 def _check_function(context: ModuleContext, function: Function) -> Iterator[Diagnostic]:
     roles: FunctionRoles | None = None
-    for index, instruction in enumerate(function.instructions):
+    for index in tensor_memory_instructions(context, function):
+        instruction = function.instructions[index]
         if operation(instruction.opcode.base, instruction.opcode.modifiers) not in ("ld", "st"):
             continue
         if roles is None:

@@ -57,6 +57,7 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, NamedTuple
 
+from ptxlint.analyses.tcgen05 import tensor_memory_instructions
 from ptxlint.callgraph import CallGraph
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
@@ -82,19 +83,19 @@ class GroupedInstruction(NamedTuple):
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
     module = context.module
-    if not any(_grouped_in(function) for function in module.functions):
+    if not any(_grouped_in(context, function) for function in module.functions):
         return
     calls = context.cached(CallGraph, lambda: CallGraph(module))
     for kernel in module.kernels:
-        yield from _check_kernel(kernel.name, calls)
+        yield from _check_kernel(context, kernel.name, calls)
 
 
-def _check_kernel(kernel: str, calls: CallGraph) -> Iterator[Diagnostic]:
+def _check_kernel(context: ModuleContext, kernel: str, calls: CallGraph) -> Iterator[Diagnostic]:
     order = calls.reachable_from(kernel)
     grouped = [
         GroupedInstruction(name, instruction, cta_group)
         for name in order
-        for instruction, cta_group in _grouped_in(calls.functions[name])
+        for instruction, cta_group in _grouped_in(context, calls.functions[name])
     ]
     if not grouped:
         return
@@ -112,10 +113,11 @@ def _check_kernel(kernel: str, calls: CallGraph) -> Iterator[Diagnostic]:
         )
 
 
-def _grouped_in(function: Function) -> list[tuple[Instruction, str]]:
+def _grouped_in(context: ModuleContext, function: Function) -> list[tuple[Instruction, str]]:
     """The instructions of ``function`` with a `.cta_group`, in textual order."""
     found = []
-    for instruction in function.instructions:
+    for index in tensor_memory_instructions(context, function):
+        instruction = function.instructions[index]
         opcode = instruction.opcode
         if operation(opcode.base, opcode.modifiers) not in CTA_GROUP_OPERATIONS:
             continue
