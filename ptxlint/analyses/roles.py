@@ -13,7 +13,8 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from ptxlint.analyses.values import FunctionValues, RegisterNames, function_values, warp_count_of
+from ptxlint.analyses.registers import RegisterIndex
+from ptxlint.analyses.values import FunctionValues, function_values, warp_count_of
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, solve_forward
@@ -97,7 +98,7 @@ class ConditionRegisters:
         return name in self.names
 
 
-def condition_registers(instructions: tuple[Instruction, ...], names: RegisterNames) -> ConditionRegisters:
+def condition_registers(instructions: tuple[Instruction, ...], names: RegisterIndex) -> ConditionRegisters:
     """Guard predicates, then (transitively) the registers the unguarded `setp`, `mov` and `not`
     that write them read."""
     pending = [

@@ -79,6 +79,7 @@ from ptxlint.analyses.lanes import (
 )
 from ptxlint.analyses.launch import block_shape
 from ptxlint.analyses.reaching_threads import ThreadSpace, Threads
+from ptxlint.analyses.registers import RegisterIndex, register_index
 from ptxlint.callgraph import CallGraph, callee_name
 from ptxlint.context import ModuleContext, Options
 from ptxlint.dataflow import instruction_states, solve_forward
@@ -348,7 +349,13 @@ class ModuleUniformity:
 def module_uniformity(context: ModuleContext) -> ModuleUniformity:
     """The analysis of every function that needs it, computed once per module."""
     return context.cached(
-        "uniformity", lambda: analyze_module(context.module, context.options, graph_of=context.control_flow_graph)
+        "uniformity",
+        lambda: analyze_module(
+            context.module,
+            context.options,
+            graph_of=context.control_flow_graph,
+            registers_of=lambda function: register_index(context, function),
+        ),
     )
 
 
@@ -482,7 +489,12 @@ class _Static:
     __slots__ = ("names", "branches", "ending_at", "plans", "private_local", "correlated", "visited_by_block", "invariant")
 
     def __init__(
-        self, function: ir.Function, graph: cfg_module.ControlFlowGraph, collectives: dict[int, Collective], dense: bool
+        self,
+        function: ir.Function,
+        graph: cfg_module.ControlFlowGraph,
+        collectives: dict[int, Collective],
+        dense: bool,
+        registers: RegisterIndex,
     ) -> None:
         instructions = function.instructions
         kinds = [_kind(instruction.opcode) for instruction in instructions]
@@ -496,7 +508,7 @@ class _Static:
             visited: Sequence[int] = range(len(instructions))
             valued: Collection[int] = visited
         else:
-            relevant, valued = _relevant_instructions(function, kinds, collectives, self.private_local)
+            relevant, valued = _relevant_instructions(function, kinds, collectives, self.private_local, registers)
             visited = sorted(relevant)
         self.visited_by_block = _by_block(graph, visited)
         self.names = names = _RegisterNames(function, visited)
@@ -516,7 +528,8 @@ class _Static:
 
 
 def _relevant_instructions(
-    function: ir.Function, kinds: list[int], collectives: dict[int, Collective], private_local: bool
+    function: ir.Function, kinds: list[int], collectives: dict[int, Collective], private_local: bool,
+    registers: RegisterIndex,
 ) -> tuple[set[int], set[int]]:
     """The instructions whose transfer can change a fact the rules read, as LLVM's analysis
     follows def-use chains instead of visiting everything, and among them those whose result is
@@ -526,17 +539,15 @@ def _relevant_instructions(
     its tiles, the accumulators of its matrix instructions) feeds none of them. Registers are
     related by name across scopes: a superset, never less."""
     instructions = function.instructions
-    writers: dict[str, list[int]] = {}
+    writers = registers.writers
+    local_writers: list[int] = []  # what `ld.local` reads (_LOCAL_KEY): every `st.local`
     relevant: set[int] = set()
     valued: set[int] = set()
     work: list[int] = []
     for index, instruction in enumerate(instructions):
-        for operand in instruction.destinations:
-            for register in ir.registers_in(operand):
-                writers.setdefault(register.name, []).append(index)
         kind = kinds[index]
         if kind == _STORE_LOCAL:
-            writers.setdefault(_LOCAL_KEY, []).append(index)
+            local_writers.append(index)
         if kind in _ALWAYS_RELEVANT or instruction.opcode.base in _BRANCHES:
             valued.add(index)
         elif index in collectives:
@@ -563,7 +574,7 @@ def _relevant_instructions(
             if name in followed:
                 continue
             followed.add(name)
-            for writer in writers.get(name, ()):
+            for writer in local_writers if name == _LOCAL_KEY else writers.get(name, ()):
                 if writer not in valued:
                     valued.add(writer)
                     relevant.add(writer)
@@ -815,7 +826,7 @@ class UniformityAnalysis:
         self.summaries = summaries
         self.collectives = collectives
         if static is None:
-            static = _Static(function, graph, collectives, dense=True)
+            static = _Static(function, graph, collectives, dense=True, registers=_fresh_register_index(function))
         self.names = static.names
         self._plans = static.plans
         self._visited_by_block = static.visited_by_block
@@ -2245,17 +2256,22 @@ def direct_collectives(function: ir.Function) -> dict[int, Collective]:
     return found
 
 
+def _fresh_register_index(function: ir.Function) -> RegisterIndex:
+    return RegisterIndex(function.instructions)
+
+
 def analyze_module(
     module: ir.Module,
     options: Options,
     everything: bool = False,
     sparse: bool = True,
     graph_of: Callable[[ir.Function], cfg_module.ControlFlowGraph] = cfg_module.build,
+    registers_of: Callable[[ir.Function], RegisterIndex] = _fresh_register_index,
 ) -> ModuleUniformity:
     """Analyse the functions that need it (all of them when ``everything``), interprocedurally.
     ``sparse`` False visits every instruction even when only some facts are wanted (the
-    reference the sparse analysis is tested against). ``graph_of`` builds a function's CFG (a
-    context shares them between analyses)."""
+    reference the sparse analysis is tested against). ``graph_of`` and ``registers_of`` build a
+    function's CFG and register index (a context shares them between analyses)."""
     functions = {function.name: function for function in module.functions if function.has_body}
     direct = {name: direct_collectives(function) for name, function in functions.items()}
     if not everything and not any(direct.values()):
@@ -2292,7 +2308,7 @@ def analyze_module(
             else:
                 analysis, analysed = _analyze_function(
                     function, options, summaries, direct[name], everything, statics, dense=everything or not sparse,
-                    graph_of=graph_of, thread_spaces=thread_spaces,
+                    graph_of=graph_of, registers_of=registers_of, thread_spaces=thread_spaces,
                 )
                 previous[name] = (inputs, analysis, analysed)
             result.functions[name] = analysed
@@ -2311,7 +2327,7 @@ def analyze_module(
 
 def _analyze_function(
     function, options, summaries, collectives, everything, statics=None, dense=True, graph_of=cfg_module.build,
-    thread_spaces=None,
+    registers_of=_fresh_register_index, thread_spaces=None,
 ):
     known = statics.get(function.name) if statics is not None else None
     if known is None:
@@ -2324,7 +2340,7 @@ def _analyze_function(
                 reached = summaries.called.get(callee_name(instruction) or "", ())
                 if reached:
                     calls[index] = reached
-        known = (graph, lanes, requirements, calls, _Static(function, graph, requirements, dense))
+        known = (graph, lanes, requirements, calls, _Static(function, graph, requirements, dense, registers_of(function)))
         if statics is not None:
             statics[function.name] = known
     graph, lanes, requirements, calls, static = known

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Callable, Generic, Sequence, TypeVar, Union
 
 from ptxlint.analyses.launch import WARP_SIZE, block_shape
+from ptxlint.analyses.registers import RegisterIndex, register_index
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import ForwardAnalysis, Solution, instruction_states, solve_forward
@@ -41,7 +42,6 @@ from ptxlint.ir import (
     Negated,
     Pair,
     Register,
-    Sink,
     SpecialRegister,
     Symbol,
     registers_in,
@@ -381,7 +381,7 @@ class WarpValues:
         # Per block, the instructions the transfer function does not skip (see :meth:`plan_visits`).
         self._visited_by_block: list[Sequence[int]] = []
 
-    def settle(self, instructions: tuple[Instruction, ...], names: RegisterNames) -> None:
+    def settle(self, instructions: tuple[Instruction, ...], names: RegisterIndex) -> None:
         """Evaluate once the registers with a single unguarded definition whose operands are
         immediates, special registers, symbols or such registers defined earlier in the text:
         their value is the same on every path (nvcc's PTX is nearly SSA; constants, the warp
@@ -438,7 +438,7 @@ class WarpValues:
         self.settled_definitions = frozenset(settled_definitions)
 
     @staticmethod
-    def _single_plain_definition(name: str, instructions: tuple[Instruction, ...], names: RegisterNames) -> int | None:
+    def _single_plain_definition(name: str, instructions: tuple[Instruction, ...], names: RegisterIndex) -> int | None:
         """The one instruction that writes ``name``, when it is unguarded, not a load, tcgen05
         operation or call, and the only writer of everything it writes."""
         writers = names.writers
@@ -468,7 +468,7 @@ class WarpValues:
             return first
         return ValueState(registers, first.slots | second.slots)
 
-    def expire_block_locals(self, graph: ControlFlowGraph, names: RegisterNames) -> None:
+    def expire_block_locals(self, graph: ControlFlowGraph, names: RegisterIndex) -> None:
         """Registers defined once and used only later in the same block (most of nvcc's
         temporaries) are dropped from the state after their last use: no join ever needs them.
         Only registers the transfer function can put in the state (written by an instruction
@@ -860,7 +860,7 @@ class StatesBefore(Generic[State]):
 class FunctionValues:
     """The solved analysis of one function."""
 
-    def __init__(self, analysis: WarpValues, solution: Solution[ValueState], names: RegisterNames) -> None:
+    def __init__(self, analysis: WarpValues, solution: Solution[ValueState], names: RegisterIndex) -> None:
         self.analysis = analysis
         self.solution = solution
         self.names = names  # shared with the analyses built on this one
@@ -907,7 +907,7 @@ class Slices:
         return self.addresses | self.conditions
 
 
-def slices(function: Function, names: RegisterNames) -> Slices:
+def slices(function: Function, names: RegisterIndex) -> Slices:
     instructions = function.instructions
     writers = names.writers
     addresses: list[str] = []
@@ -926,7 +926,7 @@ def slices(function: Function, names: RegisterNames) -> Slices:
     )
 
 
-def _depends_on_thread_index(instructions: tuple[Instruction, ...], names: RegisterNames, within: set[int]) -> set[int]:
+def _depends_on_thread_index(instructions: tuple[Instruction, ...], names: RegisterIndex, within: set[int]) -> set[int]:
     """The instructions of ``within`` whose operands derive from `%tid` (forward,
     flow-insensitive), and every other writer of the registers they write. A condition computed
     from anything else holds alike in every warp, so evaluating it per warp tells nothing about
@@ -952,7 +952,7 @@ def _depends_on_thread_index(instructions: tuple[Instruction, ...], names: Regis
     return found
 
 
-def _backward_slice(names: RegisterNames, writers: dict[str, list[int]], pending: list[str]) -> set[int]:
+def _backward_slice(names: RegisterIndex, writers: dict[str, list[int]], pending: list[str]) -> set[int]:
     wanted: set[str] = set()
     found: set[int] = set()
     while pending:
@@ -965,79 +965,6 @@ def _backward_slice(names: RegisterNames, writers: dict[str, list[int]], pending
                 found.add(index)
                 pending.extend(names.reads(index))
     return found
-
-
-class RegisterNames:
-    """The instructions that write and read each register (a guard is a read), over the whole
-    function, and the registers any one instruction writes and reads, collected when first asked:
-    the pre-passes below need the indexes, but the names of only a few instructions."""
-
-    def __init__(self, instructions: tuple[Instruction, ...]) -> None:
-        self.instructions = instructions
-        self.writers, self.readers = _register_indexes(instructions)
-        self._writes: dict[int, list[str]] = {}
-        self._reads: dict[int, list[str]] = {}
-
-    def writes(self, index: int) -> list[str]:
-        """The registers instruction ``index`` writes."""
-        known = self._writes.get(index)
-        if known is None:
-            known = self._writes[index] = _register_names(self.instructions[index].destinations)
-        return known
-
-    def reads(self, index: int) -> list[str]:
-        """The registers instruction ``index`` reads, its guard included."""
-        known = self._reads.get(index)
-        if known is None:
-            instruction = self.instructions[index]
-            known = _register_names(instruction.sources)
-            guard = instruction.guard
-            if guard is not None and type(guard.predicate) is Register:
-                known.append(guard.predicate.name)
-            self._reads[index] = known
-        return known
-
-
-def _register_indexes(instructions: tuple[Instruction, ...]) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
-    """The instructions that write and that read each register. One loop over every operand of
-    the function, the common kinds tested inline: no per-instruction lists are built."""
-    writers: dict[str, list[int]] = {}
-    readers: dict[str, list[int]] = {}
-    for index, instruction in enumerate(instructions):
-        count = instruction.destination_count
-        found = writers
-        for position, operand in enumerate(instruction.operands):
-            if position == count:
-                found = readers
-            kind = type(operand)
-            if kind is Register:
-                known = found.get(operand.name)
-                if known is None:
-                    found[operand.name] = [index]
-                else:
-                    known.append(index)
-            elif kind not in _WITHOUT_REGISTERS:
-                for register in registers_in(operand):
-                    found.setdefault(register.name, []).append(index)
-        guard = instruction.guard
-        if guard is not None and type(guard.predicate) is Register:
-            readers.setdefault(guard.predicate.name, []).append(index)
-    return writers, readers
-
-
-def _register_names(operands: tuple) -> list[str]:
-    names: list[str] = []
-    for operand in operands:
-        kind = type(operand)
-        if kind is Register:
-            names.append(operand.name)
-        elif kind not in _WITHOUT_REGISTERS:
-            names.extend(register.name for register in registers_in(operand))
-    return names
-
-
-# Operands that never hold a register: the common case skips :func:`registers_in`.
-_WITHOUT_REGISTERS = frozenset({Immediate, SpecialRegister, Symbol, Sink})
 
 
 def _operand_names(instruction: Instruction) -> list[str]:
@@ -1054,7 +981,7 @@ def function_values(context: ModuleContext, function: Function) -> FunctionValue
     graph = context.control_flow_graph(function)
     warp_count, _ = warp_count_of(context, function)
     shape = block_shape(function, context.options)
-    names = RegisterNames(function.instructions)
+    names = register_index(context, function)
     analysis = WarpValues(warp_count, shape.linear_tid_is_tid_x, slices(function, names))
     analysis.settle(function.instructions, names)
     analysis.expire_block_locals(graph, names)
