@@ -98,7 +98,7 @@ def solve_forward(cfg: ControlFlowGraph, analysis: ForwardAnalysis[State]) -> So
             incoming = refine(block, successor, state) if refine is not None else state
             previous = block_entry.get(successor)
             merged = incoming if previous is None else analysis.join(previous, incoming)
-            if previous is None or merged != previous:
+            if previous is None or (merged is not previous and merged != previous):
                 block_entry[successor] = merged
                 if successor not in queued:
                     queued.add(successor)
