@@ -849,7 +849,14 @@ class StatesBefore(Generic[State]):
         visited = self._visited_by_block(block) if self._visited_by_block is not None else graph.blocks[block].instruction_indices
         following = bisect.bisect_left(visited, index)
         if following == len(visited):
-            return self.solution.block_exit[block]
+            exit_state = self.solution.block_exit.get(block)
+            if exit_state is not None:
+                return exit_state
+            # Reached but never visited: the solver gave up before (it did not converge).
+            state = self.solution.entry_state(block, self.analysis)
+            for _, _, _, after in instruction_states(self.solution, self.analysis, block):
+                state = after
+            return state
         if block not in self._walked:
             self._walked.add(block)
             for position, _, state, _ in instruction_states(self.solution, self.analysis, block):
