@@ -184,6 +184,13 @@ class TensorMemoryState(PathSensitiveAnalysis):
             unread = frozenset(pair for pair in unread if pair[0] != index).union(self._loaded[index])
         return Payload(accesses | {(index, kind)}, allocations, unread)
 
+    def covers(self, summary: Payload, payload: Payload) -> bool:
+        return (
+            payload.accesses <= summary.accesses
+            and payload.allocations <= summary.allocations
+            and payload.unread <= summary.unread
+        )
+
     def collapse(self, payloads: Iterable[Payload]) -> Payload:
         payloads = list(payloads)
         return Payload(

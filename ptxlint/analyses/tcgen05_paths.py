@@ -369,6 +369,7 @@ class PathSensitiveAnalysis:
         self._visited_by_block = indices_by_block(branches.values.cfg, visited)
         names = branches.values.names
         self._written = {index: names.writes(index) for index in visited}
+        self._summaries: set = set()  # payloads made by collapse (see _bounded)
 
     # -- what subclasses provide
 
@@ -394,6 +395,10 @@ class PathSensitiveAnalysis:
     def collapse(self, payloads: Iterable) -> Hashable:
         """One payload standing for many (used only past :data:`MAX_CLASSES`)."""
         raise NotImplementedError
+
+    def covers(self, summary, payload) -> bool:
+        """Whether a payload made by :meth:`collapse` already stands for ``payload``."""
+        return summary == payload
 
     # -- the lattice
 
@@ -505,13 +510,29 @@ class PathSensitiveAnalysis:
             _add(classes, payload, after(skips))
 
     def _bounded(self, classes: dict) -> PathState:
+        """At most :data:`MAX_CLASSES` path classes: past that they collapse into one summary.
+        A summary then absorbs every class it stands for, so that the state at a join settles
+        instead of alternating between the summary alone and the summary beside a class it
+        covers (which no fixed point would end). Compiled code never gets this far."""
+        if self._summaries:
+            self._absorb(classes)
         if len(classes) <= MAX_CLASSES:
             return frozenset(classes.items())
         contexts = list(classes.values())
         merged = contexts[0]
         for context in contexts[1:]:
             merged = merged.merge(context)
-        return frozenset({(self.collapse(classes.keys()), merged)})
+        summary = self.collapse(classes.keys())
+        self._summaries.add(summary)
+        return frozenset({(summary, merged)})
+
+    def _absorb(self, classes: dict) -> None:
+        """Merge into each summary among ``classes`` the other classes it covers."""
+        for summary in [payload for payload in classes if payload in self._summaries]:
+            if summary not in classes:
+                continue
+            for payload in [payload for payload in classes if payload != summary and self.covers(summary, payload)]:
+                classes[summary] = classes[summary].merge(classes.pop(payload))
 
 
 def _add(classes: dict, payload, context: PathContext) -> None:
