@@ -583,6 +583,8 @@ def _relevant_instructions(
 
 
 # Operations whose result is a function of their operands alone (no memory, no lane exchange).
+# The widest register: shifting a value this far or further leaves nothing.
+_REGISTER_BITS = 64
 # Integer operations whose result bits depend on known bits of their operands.
 _DEPENDENCE_OPERATIONS = frozenset({"and", "or", "xor", "shl", "shr", "add", "sub", "mul", "mad"})
 _PURE_OPERATIONS = frozenset(
@@ -1563,6 +1565,8 @@ class UniformityAnalysis:
             return self._bit_field_extract(values)
         first = values[0]
         constant = _constant(values[1]) if len(values) == 2 else None
+        if base == "shl" and constant is not None and constant >= _REGISTER_BITS:
+            return _ZERO  # PTX clamps the shift to the register's width: nothing is left
         if constant is None or first.bits is None:
             return None
         if type(first.bits) is not TidBits:
@@ -1657,7 +1661,9 @@ class UniformityAnalysis:
         """Shifts and masks of constants and aligned uniform values."""
         value = _constant(first)
         if base == "shl" and constant >= 0:
-            return Value(Level.CTA, Constant(value << constant)) if value is not None else _multiple(alignment_of(first.bits) + constant)
+            if value is None:
+                return _multiple(alignment_of(first.bits) + constant)
+            return Value(Level.CTA, Constant(value << constant))  # constant < 64: see _exact
         if value is None:
             return None
         if base == "shr" and constant >= 0:
@@ -1684,6 +1690,8 @@ class UniformityAnalysis:
         """The value of an exact field result: uniform when the field is empty."""
         if bits is None:
             return _ZERO
+        if bits.position >= _REGISTER_BITS:
+            return UNIFORM  # shifted out of any register: only the uniform addend is left
         if self.lanes.is_zero(bits):
             if bits.unknown is None:
                 return Value(Level.CTA, Constant(bits.offset))
