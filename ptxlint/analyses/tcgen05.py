@@ -21,10 +21,9 @@ from typing import Iterable, NamedTuple
 
 from ptxlint.analyses.roles import BranchTable, branch_table
 from ptxlint.analyses.tcgen05_paths import PathSensitiveAnalysis, PathState
-from ptxlint.analyses.values import StatesBefore
 from ptxlint.callgraph import CallGraph, callee_name
 from ptxlint.context import ModuleContext
-from ptxlint.dataflow import Solution, solve_forward
+from ptxlint.dataflow import Solution, StatesBefore, solve_forward
 from ptxlint.diagnostics import Label
 from ptxlint.ir import Address, Function, Instruction, registers_in
 from ptxlint.isa.tcgen05 import WAIT_LD, WAIT_ST, operation

@@ -24,9 +24,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Hashable, Iterable
 
 from ptxlint.analyses.roles import Branch, BranchTable, all_warps
-from ptxlint.analyses.values import indices_by_block
 from ptxlint.cfg import ControlFlowGraph
-from ptxlint.dataflow import Solution
+from ptxlint.dataflow import Solution, indices_by_block
 from ptxlint.diagnostics import Label
 from ptxlint.ir import Immediate, Instruction, Pair, Register
 

@@ -82,7 +82,7 @@ from ptxlint.analyses.reaching_threads import ThreadSpace, Threads
 from ptxlint.analyses.registers import RegisterIndex, register_index
 from ptxlint.callgraph import CallGraph, callee_name
 from ptxlint.context import ModuleContext, Options
-from ptxlint.dataflow import instruction_states, solve_forward
+from ptxlint.dataflow import indices_by_block, instruction_states, solve_forward
 from ptxlint.isa.aligned import Collective, collective
 from ptxlint.isa.special_registers import UNIFORMITY, special_register_base
 from ptxlint.printer import format_instruction
@@ -510,7 +510,7 @@ class _Static:
         else:
             relevant, valued = _relevant_instructions(function, kinds, collectives, self.private_local, registers)
             visited = sorted(relevant)
-        self.visited_by_block = _by_block(graph, visited)
+        self.visited_by_block = indices_by_block(graph, visited)
         self.names = names = _RegisterNames(function, visited)
         # Per visited instruction: how its result is computed and the keys of the registers it
         # writes (with whether each is flow-sensitive), so the transfer does no name lookups.
@@ -705,17 +705,6 @@ def _root_symbol(address: tuple) -> str | None:
     """The symbol an address number is an offset from, if any."""
     base = address[1] if address[0] == "address" else address
     return base[1] if base[0] == "symbol" else None
-
-
-def _by_block(graph: cfg_module.ControlFlowGraph, visited: Sequence[int]) -> list[Sequence[int]]:
-    """``visited`` split by block (in order), a block's range itself when all of it is visited."""
-    if type(visited) is range:
-        return [block.instruction_indices for block in graph.blocks]
-    by_block: list[list[int]] = [[] for _ in graph.blocks]
-    block_of = graph.block_of
-    for index in visited:
-        by_block[block_of(index)].append(index)
-    return by_block
 
 
 # How an instruction's result is computed (see UniformityAnalysis._value).

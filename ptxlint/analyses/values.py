@@ -25,15 +25,14 @@ would address a column past the 512 that exist.
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass
-from typing import Callable, Generic, Sequence, TypeVar, Union
+from typing import Callable, Sequence, Union
 
 from ptxlint.analyses.launch import WARP_SIZE, block_shape
 from ptxlint.analyses.registers import RegisterIndex, register_index
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import ModuleContext
-from ptxlint.dataflow import ForwardAnalysis, Solution, instruction_states, solve_forward
+from ptxlint.dataflow import Solution, StatesBefore, indices_by_block, solve_forward
 from ptxlint.ir import (
     Address,
     Function,
@@ -493,7 +492,7 @@ class WarpValues:
         and those where registers expire. Call after :meth:`settle` and
         :meth:`expire_block_locals`."""
         if self.needed is None:
-            self._visited_by_block = [block.instruction_indices for block in graph.blocks]
+            self._visited_by_block = indices_by_block(graph, range(len(graph.function.instructions)))
             return
         visited = (self.needed - self.settled_definitions).union(self.expiring)
         self._visited_by_block = indices_by_block(graph, visited)
@@ -810,58 +809,6 @@ def _flatten(operands) -> list:
 
 # ----------------------------------------------------------------------------- per-function facts
 
-
-State = TypeVar("State")
-
-
-def indices_by_block(graph: ControlFlowGraph, indices) -> list[list[int]]:
-    """``indices`` (instruction indices) split by block, each block's in order."""
-    by_block: list[list[int]] = [[] for _ in graph.blocks]
-    block_of = graph.block_of
-    for index in sorted(indices):
-        by_block[block_of(index)].append(index)
-    return by_block
-
-
-class StatesBefore(Generic[State]):
-    """The state before any instruction of a solved function, for analyses that visit only some
-    instructions (``instructions_of``): an instruction the solver skips leaves the state as it
-    is, so the state before it is the one before the next visited instruction of its block, or
-    the block's exit state. A block's states are computed on first demand and kept: rules ask
-    about few blocks."""
-
-    def __init__(self, solution: Solution[State], analysis: ForwardAnalysis[State]) -> None:
-        self.solution = solution
-        self.analysis = analysis
-        self._visited_by_block = getattr(analysis, "instructions_of", None)
-        self._before: dict[int, State] = {}
-        self._walked: set[int] = set()
-
-    def __call__(self, index: int) -> State | None:
-        """The state before instruction ``index``; None when its block is unreachable."""
-        known = self._before.get(index)
-        if known is not None:
-            return known
-        graph = self.solution.cfg
-        block = graph.block_of(index)
-        if block not in self.solution.block_entry:
-            return None
-        visited = self._visited_by_block(block) if self._visited_by_block is not None else graph.blocks[block].instruction_indices
-        following = bisect.bisect_left(visited, index)
-        if following == len(visited):
-            exit_state = self.solution.block_exit.get(block)
-            if exit_state is not None:
-                return exit_state
-            # Reached but never visited: the solver gave up before (it did not converge).
-            state = self.solution.entry_state(block, self.analysis)
-            for _, _, _, after in instruction_states(self.solution, self.analysis, block):
-                state = after
-            return state
-        if block not in self._walked:
-            self._walked.add(block)
-            for position, _, state, _ in instruction_states(self.solution, self.analysis, block):
-                self._before[position] = state
-        return self._before[visited[following]]
 
 
 class FunctionValues:
