@@ -1,9 +1,12 @@
 """Which instructions write and read each register of a function, by name: the def-use index
 the analyses' sparse pre-passes walk (uniformity's relevant instructions, the value analysis'
-slices), built once per function and shared through the context."""
+slices), built once per function and shared through the context; and liveness on it."""
 
 from __future__ import annotations
 
+from typing import Iterable
+
+from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import ModuleContext
 from ptxlint.ir import Function, Immediate, Instruction, Register, Sink, SpecialRegister, Symbol, registers_in
 
@@ -88,3 +91,60 @@ def _register_names(operands: tuple) -> list[str]:
 
 # Operands that never hold a register: the common case skips :func:`registers_in`.
 _WITHOUT_REGISTERS = frozenset({Immediate, SpecialRegister, Symbol, Sink})
+
+
+def live_in(graph: ControlFlowGraph, names: RegisterIndex, registers: Iterable[str]) -> dict[int, frozenset[str]]:
+    """Which of ``registers`` are live at the entry of each reachable block: read on some path
+    from there before an unguarded write (a guarded write may not happen, so it kills nothing).
+    Backward liveness over bit masks, one bit per register."""
+    bits = {name: 1 << position for position, name in enumerate(registers)}
+    if not bits:
+        return {}
+    instructions = names.instructions
+    # Per block, its instructions' (index, read mask, killed mask), in reverse order.
+    effects: dict[int, dict[int, list[int]]] = {}
+    for name, bit in bits.items():
+        for index in names.readers.get(name, ()):
+            effect = effects.setdefault(graph.block_of(index), {}).setdefault(index, [0, 0])
+            effect[0] |= bit
+        for index in names.writers.get(name, ()):
+            if instructions[index].guard is None:
+                effect = effects.setdefault(graph.block_of(index), {}).setdefault(index, [0, 0])
+                effect[1] |= bit
+    used: dict[int, int] = {}
+    killed: dict[int, int] = {}
+    for block, by_index in effects.items():
+        use = kill = 0
+        for index in sorted(by_index, reverse=True):
+            read, write = by_index[index]
+            use = (use & ~write) | read
+            kill |= write
+        used[block], killed[block] = use, kill
+    # A worklist, each block's mask only growing: a block is revisited at most once per register.
+    live = {block: used.get(block, 0) for block in graph.reverse_post_order}
+    pending = list(graph.reverse_post_order)  # popped from the end: post-order first
+    queued = set(pending)
+    while pending:
+        block = pending.pop()
+        queued.discard(block)
+        out = 0
+        for successor in graph.successors(block):
+            out |= live.get(successor, 0)
+        entry = used.get(block, 0) | (out & ~killed.get(block, 0))
+        if entry != live[block]:
+            live[block] = entry
+            for predecessor in graph.predecessors(block):
+                if predecessor in live and predecessor not in queued:
+                    queued.add(predecessor)
+                    pending.append(predecessor)
+    names_of = list(bits)
+    return {block: _names_in(mask, names_of) for block, mask in live.items()}
+
+
+def _names_in(mask: int, names: list[str]) -> frozenset[str]:
+    found = []
+    while mask:
+        lowest = mask & -mask
+        found.append(names[lowest.bit_length() - 1])
+        mask ^= lowest
+    return frozenset(found)

@@ -117,7 +117,12 @@ class TensorMemoryState(PathSensitiveAnalysis):
     """Pending accesses and live allocations of a thread, per path class."""
 
     def __init__(
-        self, branches: BranchTable, function: Function, summaries: dict[str, frozenset[str]], candidates: Iterable[int]
+        self,
+        branches: BranchTable,
+        function: Function,
+        summaries: dict[str, frozenset[str]],
+        candidates: Iterable[int],
+        keep_every_fact: bool = False,
     ) -> None:
         """``candidates``: the indices of the instructions that may change a payload (see
         :func:`tensor_memory_instructions`)."""
@@ -143,7 +148,7 @@ class TensorMemoryState(PathSensitiveAnalysis):
             for reader in readers.get(register, ()):
                 consumed.setdefault(reader, set()).update((load, register) for load in loads)
         self._consumed = {index: frozenset(pairs) for index, pairs in consumed.items()}
-        super().__init__(branches)
+        super().__init__(branches, keep_every_fact)
 
     def initial_payload(self) -> Payload:
         return _NOTHING
@@ -249,12 +254,13 @@ class FunctionState:
         self.state_before = StatesBefore(solution, analysis)
 
 
-def function_state(context: ModuleContext, function: Function) -> FunctionState:
+def function_state(context: ModuleContext, function: Function, keep_every_fact: bool = False) -> FunctionState:
     analysis = TensorMemoryState(
         context.function_analysis(function, branch_table),
         function,
         callee_operations(context),
         tensor_memory_instructions(context, function),
+        keep_every_fact,
     )
     return FunctionState(analysis, solve_forward(analysis.branches.values.cfg, analysis))
 

@@ -14,7 +14,8 @@ and a later `setp.eq %p6, %r1, 0` name the same condition. A predicate register 
 condition of its own (for `elect.sync` predicates, which no comparison defines); `not.pred` and
 `mov.pred` define one predicate by another, and conditions on an unchanged copy
 (`mov.b32 %r35, %r1`) are conditions on the original. Only registers some guard depends on
-(:class:`~ptxlint.analyses.roles.ConditionRegisters`) are tracked.
+(:class:`~ptxlint.analyses.roles.ConditionRegisters`) are tracked, and on entering a block a
+context keeps only the facts a later test there can still meet (:meth:`PathContext.relevant_to`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable, Hashable, Iterable
 
+from ptxlint.analyses.registers import live_in
 from ptxlint.analyses.roles import Branch, BranchTable, all_warps
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.dataflow import Solution, indices_by_block
@@ -193,17 +195,7 @@ class PathContext:
             return None
         if ((("is", predicate, None), value)) in self.outcomes:
             # Known already, and so is everything its definitions imply.
-            if warps == self.warps:
-                return self
-            return PathContext(
-                warps,
-                self.outcomes,
-                self.predicates,
-                self.copies,
-                self._mentioned,
-                self._definitions,
-                self._predicate_registers,
-            )
+            return self.within(warps)
         outcomes = self.outcomes
         added: set = set()
         pending = [(("is", predicate, None), value)]
@@ -229,6 +221,47 @@ class PathContext:
             mentioned = mentioned | {predicate}
         return PathContext(
             warps, outcomes, self.predicates, self.copies, mentioned, self._definitions, self._predicate_registers
+        )
+
+    def relevant_to(self, live: frozenset[str]) -> PathContext:
+        """This context without the facts no later test can meet, where only the registers
+        ``live`` are read before being written again: a later test derives conditions on live
+        registers, on what the definitions of live predicates compare, and on the originals of
+        live copies, so a fact naming anything else can never be contradicted. (nvcc writes each
+        predicate once and tests it once: without this, the definition of every `setp` passed
+        would stay in the context to the end of the kernel.)"""
+        mentioned = self.mentioned()
+        if mentioned <= live:
+            return self
+        definitions = self.definitions()
+        relevant = set(live & mentioned)
+        pending = list(relevant)
+        while pending:
+            name = pending.pop()
+            reached = [operand for condition, _ in definitions.get(name, ()) for operand in condition[1:]]
+            reached.extend(source for copy, source in self.copies if copy == name)
+            for operand in reached:
+                if type(operand) is str and operand not in relevant:
+                    relevant.add(operand)
+                    pending.append(operand)
+        outcomes = frozenset(
+            fact for fact in self.outcomes if all(type(name) is not str or name in relevant for name in fact[0][1:])
+        )
+        predicates = frozenset(entry for entry in self.predicates if entry[0] in relevant)
+        copies = frozenset(pair for pair in self.copies if pair[0] in relevant)
+        if len(outcomes) == len(self.outcomes) and len(predicates) == len(self.predicates) and len(copies) == len(self.copies):
+            return self
+        return PathContext(self.warps, outcomes, predicates, copies, frozenset(relevant))
+
+    def within(self, warps: int) -> PathContext | None:
+        """This context on a path only ``warps`` (of its own) can take; None if none can."""
+        warps &= self.warps
+        if not warps:
+            return None
+        if warps == self.warps:
+            return self
+        return PathContext(
+            warps, self.outcomes, self.predicates, self.copies, self._mentioned, self._definitions, self._predicate_registers
         )
 
     def _forget(self, written: tuple[str, ...]) -> PathContext:
@@ -357,7 +390,9 @@ class PathSensitiveAnalysis:
     instruction changes a payload (:meth:`step`) and which instructions do
     (:meth:`changing_instructions`)."""
 
-    def __init__(self, branches: BranchTable) -> None:
+    def __init__(self, branches: BranchTable, keep_every_fact: bool = False) -> None:
+        """``keep_every_fact``: never drop facts that can no longer matter (slower, and the same
+        result: what tests compare against)."""
         self.branches = branches
         self.warp_count = branches.warp_count
         self._defining = branches.defining
@@ -368,6 +403,8 @@ class PathSensitiveAnalysis:
         self._visited_by_block = indices_by_block(branches.values.cfg, visited)
         names = branches.values.names
         self._written = {index: names.writes(index) for index in visited}
+        # Which condition registers each block may still read: the facts worth keeping there.
+        self._live_in = None if keep_every_fact else live_in(branches.values.cfg, names, branches.condition_registers.names)
         self._summaries: set = set()  # payloads made by collapse (see _bounded)
 
     # -- what subclasses provide
@@ -458,10 +495,25 @@ class PathSensitiveAnalysis:
         return self._bounded(classes)
 
     def refine(self, source: int, target: int, state: PathState) -> PathState:
-        branch = self.branches.branch(source)
-        if branch is None or not state:
+        if not state:
             return state
-        return self.assume_branch(branch, target, state)
+        branch = self.branches.branch(source)
+        if branch is not None:
+            state = self.assume_branch(branch, target, state)
+        return self._relevant(target, state)
+
+    def _relevant(self, block: int, state: PathState) -> PathState:
+        """``state`` with only the facts that can still matter in ``block`` and after it."""
+        if self._live_in is None:
+            return state
+        live = self._live_in.get(block, frozenset())
+        classes: dict = {}
+        changed = False
+        for payload, context in state:
+            relevant = context.relevant_to(live)
+            _add(classes, payload, relevant)
+            changed = changed or relevant is not context
+        return frozenset(classes.items()) if changed else state
 
     def assume_branch(self, branch: Branch, target: int, state: PathState) -> PathState:
         return self._assume(branch.predicate, branch.outcome(target), branch.warps_to(target), state)
