@@ -230,6 +230,8 @@ class PathContext:
         live copies, so a fact naming anything else can never be contradicted. (nvcc writes each
         predicate once and tests it once: without this, the definition of every `setp` passed
         would stay in the context to the end of the kernel.)"""
+        if not (self.outcomes or self.predicates or self.copies):
+            return self
         mentioned = self.mentioned()
         if mentioned <= live:
             return self
@@ -507,13 +509,13 @@ class PathSensitiveAnalysis:
         if self._live_in is None:
             return state
         live = self._live_in.get(block, frozenset())
+        trimmed = [(payload, context.relevant_to(live)) for payload, context in state]
+        if all(relevant is context for (_, relevant), (_, context) in zip(trimmed, state)):
+            return state
         classes: dict = {}
-        changed = False
-        for payload, context in state:
-            relevant = context.relevant_to(live)
-            _add(classes, payload, relevant)
-            changed = changed or relevant is not context
-        return frozenset(classes.items()) if changed else state
+        for payload, context in trimmed:
+            _add(classes, payload, context)
+        return frozenset(classes.items())
 
     def assume_branch(self, branch: Branch, target: int, state: PathState) -> PathState:
         return self._assume(branch.predicate, branch.outcome(target), branch.warps_to(target), state)
