@@ -132,6 +132,10 @@ class _Lowering:
         # Per-function cache: identifier bytes -> (decoded name, operand constructor taking the
         # name and the four numbers of its span).
         self.name_cache: dict[bytes, tuple[str, Callable[..., Any]]] = {}
+        # The cached names a `%r<N>` range declared later would make registers, by prefix.
+        self.not_registers: dict[str, list[bytes]] = {}
+        # How many more register names a `%r<N>` declaration may add to that cache up front.
+        self.seed_budget = 0
 
     # ------------------------------------------------------------------ positions
 
@@ -286,6 +290,7 @@ class _Lowering:
                 declarations.append(ir.RegisterDeclaration(name, type_name, count, vector, scope, span))
                 if count:
                     self.register_ranges[name] = max(count, self.register_ranges.get(name, 0))
+                    self.seed_register_range(name, count)
                 else:
                     self.register_names.add(name)
             else:
@@ -306,11 +311,30 @@ class _Lowering:
     def forget_classification(self, name: str, count: int, vector: int) -> None:
         """A new `.reg` can turn a name seen before into a register. Inline asm declares a few
         plain names in every block (thousands per CUTLASS kernel), so forget just those; a
-        `%r<N>` range or a vector register may rename many tokens, so forget everything."""
-        if count or vector:
+        `%r<N>` range, the names seen with its prefix and some number; a vector register may
+        rename many tokens, so forget everything."""
+        if vector:
             self.name_cache.clear()
+            self.not_registers = {}
+        elif count:
+            for token in self.not_registers.pop(name, ()):
+                self.name_cache.pop(token, None)
         else:
             self.name_cache.pop(name.encode("ascii", errors="replace"), None)
+
+    def seed_register_range(self, prefix: str, count: int) -> None:
+        """Classify the names a `%r<100>` declaration makes registers in one go: nvcc declares
+        just the registers it uses, each named only a few times, so a classification per
+        distinct name (a cache miss each) was the larger cost. The budget, from the function's
+        size, keeps a hostile `%r<4000000000>` from seeding more names than the text could hold;
+        what is not seeded is still classified on first sight."""
+        if count > self.seed_budget or not prefix.isascii() or prefix[-1:].isdigit():
+            return
+        self.seed_budget -= count
+        cache = self.name_cache
+        for number in range(count):
+            text = f"{prefix}{number}"
+            cache[text.encode()] = (text, _new_register)
 
     def parameters(self, node: Node | None) -> tuple[ir.Parameter, ...]:
         if node is None:
@@ -345,6 +369,8 @@ class _Lowering:
         self.register_names = set()
         self.register_ranges = {}
         self.name_cache = {}
+        self.not_registers = {}
+        self.seed_budget = (node.end_byte - node.start_byte) // 2
         name_node = node.child_by_field_name("name")
         kind_node = node.child_by_field_name("kind")
         directives = []
@@ -527,10 +553,12 @@ class _Lowering:
         text = token.decode("ascii", errors="replace")
         if self.is_register(text):
             known = (text, _new_register)
-        elif special_register_base(text) is not None:
-            known = (text, _new_special_register)
         else:
-            known = (text, _new_symbol)
+            known = (text, _new_special_register if special_register_base(text) is not None else _new_symbol)
+            base = text.split(".", 1)[0]
+            prefix = base.rstrip("0123456789")
+            if prefix != base:  # a later `prefix<N>` declaration may make it a register
+                self.not_registers.setdefault(prefix, []).append(token)
         self.name_cache[token] = known
         return known
 
