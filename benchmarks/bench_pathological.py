@@ -22,8 +22,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable

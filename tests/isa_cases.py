@@ -345,7 +345,7 @@ def mma_cases() -> Iterator[Case]:
     for shape, dtype, atype, btype, ctype, d, a, b, c in _MMA_SHAPES:
         register = "%f" if dtype == "f32" else "%r"
         for version, target in (("8.6", "sm_100a"), ("7.8", "sm_90"), ("7.0", "sm_80"), ("6.4", "sm_75")):
-            for name, (dc, ac, bc, cc) in (("right", (d, a, b, c)), ("d", (d + 1, a, b, c)), ("a", (d, a - 1 or 2, b, c)),
+            for _case, (dc, ac, bc, cc) in (("right", (d, a, b, c)), ("d", (d + 1, a, b, c)), ("a", (d, a - 1 or 2, b, c)),
                                           ("b", (d, a, b + 1, c)), ("c", (d, a, b, c * 2))):
                 satfinite = ".satfinite" if dtype == "s32" else ""
                 layout = ".row.col"
@@ -457,7 +457,7 @@ def gated_cases() -> Iterator[Case]:
 
 
 def vector_memory_cases() -> Iterator[Case]:
-    for width, right in (("v2", 2), ("v4", 4)):
+    for width, _lanes in (("v2", 2), ("v4", 4)):
         for count in (1, 2, 3, 4):
             yield Case("ld/st vectors", "8.0", "sm_90", f"ld.global.{width}.u32 {_vector(count)}, [%rd1];")
             yield Case("ld/st vectors", "8.0", "sm_90", f"st.shared.{width}.f32 [smem], {_vector(count, '%f')};")

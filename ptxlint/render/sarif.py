@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ptxlint import __version__
-from ptxlint.diagnostics import Diagnostic, FileResult, Label, Severity, SourceFrame
+from ptxlint.diagnostics import Diagnostic, FileResult, Label, Severity
 from ptxlint.render import Report, notice
 from ptxlint.render.fingerprint import line_hashes
 from ptxlint.render.json import valid_unicode
