@@ -93,13 +93,13 @@ def _register_names(operands: tuple) -> list[str]:
 _WITHOUT_REGISTERS = frozenset({Immediate, SpecialRegister, Symbol, Sink})
 
 
-def live_in(graph: ControlFlowGraph, names: RegisterIndex, registers: Iterable[str]) -> dict[int, frozenset[str]]:
+def live_in(graph: ControlFlowGraph, names: RegisterIndex, registers: Iterable[str]) -> Liveness:
     """Which of ``registers`` are live at the entry of each reachable block: read on some path
     from there before an unguarded write (a guarded write may not happen, so it kills nothing).
     Backward liveness over bit masks, one bit per register."""
     bits = {name: 1 << position for position, name in enumerate(registers)}
     if not bits:
-        return {}
+        return Liveness(bits, {})
     instructions = names.instructions
     # Per block, its instructions' (index, read mask, killed mask), in reverse order.
     effects: dict[int, dict[int, list[int]]] = {}
@@ -137,14 +137,31 @@ def live_in(graph: ControlFlowGraph, names: RegisterIndex, registers: Iterable[s
                 if predecessor in live and predecessor not in queued:
                     queued.add(predecessor)
                     pending.append(predecessor)
-    names_of = list(bits)
-    return {block: _names_in(mask, names_of) for block, mask in live.items()}
+    return Liveness(bits, live)
 
 
-def _names_in(mask: int, names: list[str]) -> frozenset[str]:
-    found = []
-    while mask:
-        lowest = mask & -mask
-        found.append(names[lowest.bit_length() - 1])
-        mask ^= lowest
-    return frozenset(found)
+class Liveness:
+    """The result of :func:`live_in`: per block a bit mask over the registers asked about (one
+    int per block, however many registers live through it), and their names on demand."""
+
+    def __init__(self, bits: dict[str, int], masks: dict[int, int]) -> None:
+        self.bits = bits  # register → its bit; registers not asked about have none
+        self._masks = masks
+        self._names: dict[int, frozenset[str]] = {}
+        self._order = list(bits)
+
+    def mask(self, block: int) -> int:
+        """The registers live at the entry of ``block`` (none for an unreachable block)."""
+        return self._masks.get(block, 0)
+
+    def names(self, block: int) -> frozenset[str]:
+        known = self._names.get(block)
+        if known is None:
+            found = []
+            mask = self._masks.get(block, 0)
+            while mask:
+                lowest = mask & -mask
+                found.append(self._order[lowest.bit_length() - 1])
+                mask ^= lowest
+            known = self._names[block] = frozenset(found)
+        return known

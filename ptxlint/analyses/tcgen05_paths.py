@@ -508,7 +508,7 @@ class PathSensitiveAnalysis:
         """``state`` with only the facts that can still matter in ``block`` and after it."""
         if self._live_in is None:
             return state
-        live = self._live_in.get(block, frozenset())
+        live = self._live_in.names(block)
         trimmed = [(payload, context.relevant_to(live)) for payload, context in state]
         if all(relevant is context for (_, relevant), (_, context) in zip(trimmed, state)):
             return state

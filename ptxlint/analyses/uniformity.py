@@ -79,7 +79,7 @@ from ptxlint.analyses.lanes import (
 )
 from ptxlint.analyses.launch import block_shape
 from ptxlint.analyses.reaching_threads import ThreadSpace, Threads
-from ptxlint.analyses.registers import RegisterIndex, register_index
+from ptxlint.analyses.registers import RegisterIndex, live_in, register_index
 from ptxlint.callgraph import CallGraph, callee_name
 from ptxlint.context import ModuleContext, Options
 from ptxlint.dataflow import indices_by_block, instruction_states, solve_forward
@@ -486,7 +486,10 @@ class _Static:
     """What the analysis of one function needs that does not change between the rounds of the
     interprocedural iteration: registers, branches and their post-dominators."""
 
-    __slots__ = ("names", "branches", "ending_at", "plans", "private_local", "correlated", "visited_by_block", "invariant")
+    __slots__ = (
+        "names", "branches", "ending_at", "plans", "private_local", "correlated", "visited_by_block", "invariant",
+        "liveness", "key_bits",
+    )
 
     def __init__(
         self,
@@ -525,6 +528,11 @@ class _Static:
                 self.ending_at.setdefault(info.post_dominator, set()).add(info.block)
         self.correlated = _correlated_branches(function, graph, names, self.branches, visited)
         self.invariant = _InvariantRegisters(function, visited, names)
+        # Which of the registers the state holds (those written more than once) each block may
+        # still read, by name (a superset across scopes), and each such key's bit.
+        held = sorted({key.split("@", 1)[0] for key in names.written_more_than_once})
+        self.liveness = live_in(graph, registers, held)
+        self.key_bits = {key: self.liveness.bits[key.split("@", 1)[0]] for key in names.written_more_than_once}
 
 
 def _relevant_instructions(
@@ -810,7 +818,10 @@ class UniformityAnalysis:
         collectives: dict[int, Collective],
         static: _Static | None = None,
         thread_spaces: dict[int, ThreadSpace] | None = None,
+        keep_dead_registers: bool = False,
     ) -> None:
+        """``keep_dead_registers``: never drop a register no later instruction reads from the
+        state (slower, and the same facts: what tests compare against)."""
         self.function = function
         self.cfg = graph
         self.lanes = lanes
@@ -820,6 +831,8 @@ class UniformityAnalysis:
             static = _Static(function, graph, collectives, dense=True, registers=_fresh_register_index(function))
         self.names = static.names
         self._plans = static.plans
+        self._liveness = None if keep_dead_registers else static.liveness
+        self._key_bits = static.key_bits
         self._visited_by_block = static.visited_by_block
         self._last_control: tuple = ()
         self._last_threads: Threads | None = None
@@ -912,9 +925,23 @@ class UniformityAnalysis:
             raised = self._raised.get(source)
             if raised and threads is not None:
                 values = self._lower_raised(raised, values, self.space.level(threads))  # type: ignore[union-attr]
+        if values and self._liveness is not None:
+            values = self._live_values(target, values)
         if control is state.control and exits is state.exits and values is state.values and threads is state.threads:
             return state
         return State(values, control, exits, state.epoch, threads)
+
+    def _live_values(self, block: int, values: dict) -> dict:
+        """``values`` without the registers that neither ``block`` nor anything after it reads
+        before writing them again. nvcc's loop-carried and divergently written registers die a
+        few blocks after their last write; kept, they made every join and copy of the state
+        scale with the whole function instead of with what is live (a fourteenth of it in
+        CUTLASS's FMHA)."""
+        live = self._liveness.mask(block)  # type: ignore[union-attr]
+        bits = self._key_bits
+        if all(live & bits[key] for key in values if key in bits):
+            return values
+        return {key: value for key, value in values.items() if key not in bits or live & bits[key]}
 
     def _bounded(self, control: tuple) -> tuple:
         """At most :data:`_MAX_CONTROL` enclosing divergent branches, so that states stay small
@@ -2264,11 +2291,14 @@ def analyze_module(
     sparse: bool = True,
     graph_of: Callable[[ir.Function], cfg_module.ControlFlowGraph] = cfg_module.build,
     registers_of: Callable[[ir.Function], RegisterIndex] = _fresh_register_index,
+    keep_dead_registers: bool = False,
 ) -> ModuleUniformity:
     """Analyse the functions that need it (all of them when ``everything``), interprocedurally.
-    ``sparse`` False visits every instruction even when only some facts are wanted (the
-    reference the sparse analysis is tested against). ``graph_of`` and ``registers_of`` build a
-    function's CFG and register index (a context shares them between analyses)."""
+    ``sparse`` False visits every instruction even when only some facts are wanted, and
+    ``keep_dead_registers`` keeps registers no later instruction reads in the states (the
+    references the sparse, trimmed analysis is tested against). ``graph_of`` and
+    ``registers_of`` build a function's CFG and register index (a context shares them between
+    analyses)."""
     functions = {function.name: function for function in module.functions if function.has_body}
     direct = {name: direct_collectives(function) for name, function in functions.items()}
     if not everything and not any(direct.values()):
@@ -2306,6 +2336,7 @@ def analyze_module(
                 analysis, analysed = _analyze_function(
                     function, options, summaries, direct[name], everything, statics, dense=everything or not sparse,
                     graph_of=graph_of, registers_of=registers_of, thread_spaces=thread_spaces,
+                    keep_dead_registers=keep_dead_registers,
                 )
                 previous[name] = (inputs, analysis, analysed)
             result.functions[name] = analysed
@@ -2324,7 +2355,7 @@ def analyze_module(
 
 def _analyze_function(
     function, options, summaries, collectives, everything, statics=None, dense=True, graph_of=cfg_module.build,
-    registers_of=_fresh_register_index, thread_spaces=None,
+    registers_of=_fresh_register_index, thread_spaces=None, keep_dead_registers=False,
 ):
     known = statics.get(function.name) if statics is not None else None
     if known is None:
@@ -2341,7 +2372,7 @@ def _analyze_function(
         if statics is not None:
             statics[function.name] = known
     graph, lanes, requirements, calls, static = known
-    analysis = UniformityAnalysis(function, graph, lanes, summaries, requirements, static, thread_spaces)
+    analysis = UniformityAnalysis(function, graph, lanes, summaries, requirements, static, thread_spaces, keep_dead_registers)
     solution = solve_forward(graph, analysis)
     analysis.recording = {}
     analysis.record_everything = everything
