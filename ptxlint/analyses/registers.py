@@ -155,6 +155,7 @@ class Liveness:
         return self._masks.get(block, 0)
 
     def names(self, block: int) -> frozenset[str]:
+        """The registers live at the entry of ``block``, by name (decoded once per block)."""
         known = self._names.get(block)
         if known is None:
             found = []
