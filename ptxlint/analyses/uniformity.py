@@ -85,6 +85,7 @@ from ptxlint.context import ModuleContext, Options
 from ptxlint.dataflow import indices_by_block, instruction_states, solve_forward
 from ptxlint.isa.aligned import Collective, collective
 from ptxlint.isa.special_registers import UNIFORMITY, special_register_base
+from ptxlint.isa.types import integer_types
 from ptxlint.printer import format_instruction
 from ptxlint.source import Span
 
@@ -1604,7 +1605,8 @@ class UniformityAnalysis:
                 return None
             dependences.append(dependence)
         constants = [_constant(value) for value in values]
-        width = next((int(m[1:]) for m in opcode.modifiers if m[:1] in "usb" and m[1:].isdigit()), 32)
+        types = integer_types(opcode.modifiers)
+        width = types[0][0] if types else 32
         if base in ("shl", "shr"):
             amount = constants[1] if len(values) == 2 else None
             if amount is None or not 0 <= amount < width:
@@ -1794,7 +1796,7 @@ class UniformityAnalysis:
         bits = value.bits
         if constant is None or type(bits) is not TidBits or bits.unknown is not None:
             return fallback
-        signed = any(modifier[:1] == "s" and modifier[1:].isdigit() for modifier in instruction.opcode.modifiers)
+        signed = any(signed for _, signed in integer_types(instruction.opcode.modifiers))
         if bits.offset < 0 and not signed:
             return fallback  # field + offset may wrap around below zero
         # field + offset < constant  ⟺  field < constant - offset
@@ -1819,8 +1821,9 @@ class UniformityAnalysis:
         bits = self._operand_value(left, instruction, state).bits
         if constant is None or type(bits) is not TidBits:
             return fallback
-        width = next((int(m[1:]) for m in instruction.opcode.modifiers if m[:1] in "usb" and m[1:].isdigit()), 32)
-        signed = any(m[:1] == "s" and m[1:].isdigit() for m in instruction.opcode.modifiers)
+        types = integer_types(instruction.opcode.modifiers)
+        width = types[0][0] if types else 32
+        signed = any(signed for _, signed in types)
         constant &= (1 << width) - 1
         if signed and constant >= 1 << (width - 1):
             constant -= 1 << width
@@ -2175,7 +2178,7 @@ def _comparison(instruction: ir.Instruction, names, definitions):
     if type(instruction.destinations[0]) is not ir.Register:
         return None
     comparison = next((_EQUALITIES[m] for m in opcode.modifiers if m in _EQUALITIES), None)
-    types = [m for m in opcode.modifiers if m[:1] in "usb" and m[1:].isdigit()]
+    types = integer_types(opcode.modifiers)
     if comparison is None or len(types) != 1:
         return None
     left, right = instruction.sources
@@ -2187,9 +2190,9 @@ def _comparison(instruction: ir.Instruction, names, definitions):
     key = names.key(left.name, instruction.scope)
     if key not in definitions:
         return None
-    width = int(types[0][1:])
+    width, signed = types[0]
     # lo/ls/hi/hs are unsigned whatever the type; lt/le/gt/ge follow it.
-    signed = types[0][0] == "s" and not any(m in ("lo", "ls", "hi", "hs") for m in opcode.modifiers)
+    signed = signed and not any(m in ("lo", "ls", "hi", "hs") for m in opcode.modifiers)
     return key, comparison, right.value, signed, width
 
 

@@ -46,6 +46,7 @@ from ptxlint.ir import (
     registers_in,
 )
 from ptxlint.isa.tcgen05 import LANE_SHIFT, COLUMN_MASK, operation
+from ptxlint.isa.types import integer_types
 
 MAX_WARPS = 32  # 1024 threads
 
@@ -225,12 +226,9 @@ def _signed(value: int, bits: int) -> int:
 
 
 def _width(instruction: Instruction) -> tuple[int, bool]:
-    """Bits and signedness of the instruction's integer type (`.s32` → 32, True)."""
-    for modifier in reversed(instruction.opcode.modifiers):
-        kind, digits = modifier[:1], modifier[1:]
-        if kind in ("s", "u", "b") and digits.isdigit():
-            return int(digits), kind == "s"
-    return 32, False
+    """Bits and signedness of the instruction's (last) integer type (`.s32` → 32, True)."""
+    types = integer_types(instruction.opcode.modifiers)
+    return types[-1] if types else (32, False)
 
 
 class _Opaque:
