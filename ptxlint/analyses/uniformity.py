@@ -1701,7 +1701,7 @@ class UniformityAnalysis:
         shifted = shift_right(bits.field_only(), position)
         if shifted is None:
             return _ZERO
-        field, _ = mask(shifted, (1 << length) - 1)
+        field, _ = mask(shifted, (1 << min(length, 64)) - 1)  # a longer field is the whole register
         return self._field_value(field, values[0])
 
     def _field_value(self, bits: TidBits | None, first: Value) -> Value:
