@@ -363,6 +363,11 @@ def module_uniformity(context: ModuleContext) -> ModuleUniformity:
 # ----------------------------------------------------------------------------- registers
 
 
+def _register_of_key(key: str) -> str:
+    """The register name of a key of :meth:`_RegisterNames.key` (names never hold an `@`)."""
+    return key.split("@", 1)[0]
+
+
 class _RegisterNames:
     """Resolves a register name at an instruction to its declaration (registers are scoped:
     nvcc declares `.reg .pred p;` inside every inline-asm block) and says which are written more
@@ -405,6 +410,9 @@ class _RegisterNames:
         self.written_more_than_once = frozenset(key for key, count in counts.items() if count > 1)
 
     def key(self, name: str, scope: int) -> str:
+        """The register ``name`` as declared around ``scope``: the name itself when the function
+        scope declares it, else `name@N` for the innermost scope N declaring it (see
+        :func:`_register_of_key`)."""
         names = self._cache.get(scope)
         if names is None:
             names = self._cache[scope] = {}
@@ -531,9 +539,9 @@ class _Static:
         self.invariant = _InvariantRegisters(function, visited, names)
         # Which of the registers the state holds (those written more than once) each block may
         # still read, by name (a superset across scopes), and each such key's bit.
-        held = sorted({key.split("@", 1)[0] for key in names.written_more_than_once})
-        self.liveness = live_in(graph, registers, held)
-        self.key_bits = {key: self.liveness.bits[key.split("@", 1)[0]] for key in names.written_more_than_once}
+        register_of = {key: _register_of_key(key) for key in names.written_more_than_once}
+        self.liveness = live_in(graph, registers, sorted(set(register_of.values())))
+        self.key_bits = {key: self.liveness.bits[register] for key, register in register_of.items()}
 
 
 def _relevant_instructions(
@@ -591,11 +599,11 @@ def _relevant_instructions(
     return relevant, valued
 
 
-# Operations whose result is a function of their operands alone (no memory, no lane exchange).
 # The widest register: shifting a value this far or further leaves nothing.
 _REGISTER_BITS = 64
 # Integer operations whose result bits depend on known bits of their operands.
 _DEPENDENCE_OPERATIONS = frozenset({"and", "or", "xor", "shl", "shr", "add", "sub", "mul", "mad"})
+# Operations whose result is a function of their operands alone (no memory, no lane exchange).
 _PURE_OPERATIONS = frozenset(
     {"mov", "add", "sub", "mul", "mad", "shl", "shr", "and", "or", "xor", "not", "neg", "abs", "min", "max",
      "div", "rem", "cvt", "cvta", "selp", "setp", "bfe", "bfi", "prmt"}
@@ -1701,7 +1709,7 @@ class UniformityAnalysis:
         shifted = shift_right(bits.field_only(), position)
         if shifted is None:
             return _ZERO
-        field, _ = mask(shifted, (1 << min(length, 64)) - 1)  # a longer field is the whole register
+        field, _ = mask(shifted, (1 << min(length, _REGISTER_BITS)) - 1)  # a longer field is the whole register
         return self._field_value(field, values[0])
 
     def _field_value(self, bits: TidBits | None, first: Value) -> Value:

@@ -26,7 +26,7 @@ would address a column past the 512 that exist.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence, Union
+from typing import Callable, Collection, Sequence, Union
 
 from ptxlint.analyses.launch import WARP_SIZE, block_shape
 from ptxlint.analyses.registers import RegisterIndex, register_index
@@ -490,9 +490,9 @@ class WarpValues:
         and those where registers expire. Call after :meth:`settle` and
         :meth:`expire_block_locals`."""
         if self.needed is None:
-            self._visited_by_block = indices_by_block(graph, range(len(graph.function.instructions)))
-            return
-        visited = (self.needed - self.settled_definitions).union(self.expiring)
+            visited: Collection[int] = range(len(graph.function.instructions))
+        else:
+            visited = (self.needed - self.settled_definitions).union(self.expiring)
         self._visited_by_block = indices_by_block(graph, visited)
 
     def instructions_of(self, block: int) -> Sequence[int]:
