@@ -1,16 +1,28 @@
-"""The syntax layer: the only module that imports tree_sitter.
+"""The syntax layer: the only module that imports tree_sitter or knows the native front end.
 
 `parse` never raises on any input: tree-sitter recovers from errors by producing ERROR and
 MISSING nodes, which lowering turns into PTX001 diagnostics.
+
+Two builds of the same grammar exist. `ptxlint._grammar` is the language for py-tree-sitter,
+always built. `ptxlint._native` compiles tree-sitter's C runtime into ptxlint itself (see
+build_native.py); it is absent when the build could not obtain that runtime's source, and
+`native` is then None.
 """
 
 from __future__ import annotations
 
 import functools
+from types import ModuleType
 
 import tree_sitter
 
 from ptxlint import _grammar
+
+native: ModuleType | None
+try:
+    from ptxlint import _native as native
+except ImportError:  # built without tree-sitter's runtime source; everything runs in Python
+    native = None
 
 Node = tree_sitter.Node
 Tree = tree_sitter.Tree
