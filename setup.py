@@ -11,6 +11,7 @@ because an extension module cannot yet be declared there. Two extensions:
   the pure-Python path.
 """
 
+import functools
 import os
 import shutil
 import sys
@@ -25,30 +26,36 @@ GRAMMAR = "ptxlint/grammar"
 NATIVE = "ptxlint._native"
 
 
+@functools.cache
+def native_runtime() -> build_native.Runtime | None:
+    """The runtime's source, or None after saying once why the native extension is skipped."""
+    try:
+        return build_native.runtime()
+    except (build_native.RuntimeUnavailable, OSError) as error:
+        print(build_native.unavailable_message(error), file=sys.stderr)
+        return None
+
+
 class BuildWithNativeFrontEnd(build_ext):
     """Adds `ptxlint._native` once its runtime source is at hand, and ships the runtime's
-    licences beside it. Resolved when the command is set up, not at import, so building metadata never downloads."""
+    licences beside it. Resolved when this command is set up, not at import, so that building
+    the metadata alone never downloads anything."""
 
     def finalize_options(self) -> None:
-        self.licenses: dict[str, str] = {}
-        if any(extension.name == NATIVE for extension in self.distribution.ext_modules):
-            super().finalize_options()
-            return
-        try:
-            runtime = build_native.runtime()
-        except (build_native.RuntimeUnavailable, OSError) as error:
-            print(build_native.unavailable_message(error), file=sys.stderr)
-        else:
+        runtime = native_runtime()
+        names = {extension.name for extension in self.distribution.ext_modules}
+        if runtime is not None and NATIVE not in names:
             self.distribution.ext_modules.append(
                 Extension(
                     NATIVE,
                     sources=[f"{GRAMMAR}/native.c", f"{GRAMMAR}/src/parser.c", str(runtime.source)],
                     include_dirs=[f"{GRAMMAR}/src", *map(str, runtime.include_dirs)],
+                    depends=[f"{GRAMMAR}/walker.c"],
                     define_macros=[("_DEFAULT_SOURCE", None), ("PY_SSIZE_T_CLEAN", None)],
                     extra_compile_args=["-std=c11", "-O3", "-fvisibility=hidden"],
                 )
             )
-            self.licenses = {str(path): shipped for path, shipped in runtime.licenses.items()}
+        self.licenses = {str(path): shipped for path, shipped in runtime.licenses.items()} if runtime else {}
         super().finalize_options()
 
     def run(self) -> None:

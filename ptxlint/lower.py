@@ -12,6 +12,7 @@ than asking nodes for their text, and builds each span from a byte offset with o
 
 from __future__ import annotations
 
+import array
 import bisect
 import dataclasses
 import functools
@@ -64,15 +65,18 @@ _STATE_SPACES = frozenset(
 _LINKAGE = frozenset({".visible", ".extern", ".weak", ".common"})
 
 
-def lower(source: SourceFile) -> ir.Module:
-    """Parse and lower one file. Never raises on any input text."""
-    tree = syntax.parse(source.data)
+def lower(source: SourceFile, *, reference: bool = False) -> ir.Module:
+    """Parse and lower one file. Never raises on any input text.
+
+    `reference` parses through py-tree-sitter even when the native front end is built: the two
+    must give the identical IR (tests/test_native_front_end.py)."""
+    root = syntax.root(source.data, reference=reference)
     # Lowering allocates millions of small objects that all stay alive; the cyclic garbage
     # collector would traverse them again and again while finding nothing to free.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _Lowering(source).module(tree.root_node)
+        return _Lowering(source).module(root)
     finally:
         if collecting:
             gc.enable()
@@ -108,11 +112,29 @@ _new_guard = _fast_constructor(ir.Guard)
 _new_instruction = _fast_constructor(ir.Instruction)
 
 
+@functools.cache
+def _configure_native_walker() -> None:
+    """Tell the native body walker which classes the IR is made of and how their slots are laid
+    out (it fills them the way the constructors above do), and the constructors that the name
+    cache stores, so it knows a register from a symbol."""
+    def shape(cls: type) -> tuple[type, tuple[str, ...]]:
+        return cls, tuple(field.name for field in dataclasses.fields(cls))
+
+    classes = (
+        ir.Register, ir.SpecialRegister, ir.Symbol, ir.Immediate, ir.Instruction, ir.Guard, ir.Address, ir.Vector,
+        ir.ArgumentList,
+    )  # fmt: skip
+    syntax.native.configure(
+        tuple(shape(cls) for cls in classes), Span, (_new_register, _new_special_register, _new_symbol)
+    )
+
+
 class _Lowering:
     def __init__(self, source: SourceFile) -> None:
         self.source = source
         self.data = source.data
         self.line_starts = list(source.line_starts)
+        self.line_table: array.array[int] | None = None  # line_starts as C integers, for the native walker
         self.kinds = _kinds()
         # Opcode token -> (Opcode, how many leading operands it writes); equal opcode texts share
         # one Opcode object.
@@ -421,6 +443,12 @@ class _Lowering:
     def block(self, node: Node, builder: _BodyBuilder, parent: int | None) -> None:
         """Lower a `{ }` scope. Nested scopes are handled with an explicit stack, so ten thousand
         nested braces do not exhaust the Python stack."""
+        if syntax.is_native(node):
+            _configure_native_walker()
+            if self.line_table is None:
+                self.line_table = array.array("q", self.line_starts)
+            syntax.native.lower_block(self, builder, node, parent)
+            return
         kinds = self.kinds
         stack: list[tuple[Any, int]] = []
         scope = builder.open_scope(parent, self.node_span(node))
@@ -432,27 +460,31 @@ class _Lowering:
                 if kind == kinds.instruction or kind == kinds.call_instruction:
                     builder.instructions.append(self.instruction(statement, scope, builder.location))
                 elif kind == kinds.label_definition:
-                    end = statement.start_byte + len(self.text(statement).split(":", 1)[0].rstrip())
-                    name = self.data[statement.start_byte : end].decode("utf-8", errors="replace")
-                    builder.labels.append(
-                        ir.Label(name, scope, len(builder.instructions), self.span(statement.start_byte, end))
-                    )
+                    self.label(statement, scope, builder)
                 elif kind == kinds.block:
                     inner = builder.open_scope(scope, self.node_span(statement))
                     stack.append((iter(statement.named_children), inner))
                     break
                 elif kind == kinds.variable_declaration:
-                    for declaration in self.variable_declarations(statement, scope):
-                        if isinstance(declaration, ir.RegisterDeclaration):
-                            builder.registers.append(declaration)
-                        else:
-                            builder.variables.append(declaration)
+                    self.declare(statement, scope, builder)
                 elif kind == kinds.loc_directive:
                     builder.location = self.location(statement)
                 elif kind == kinds.branch_targets:
                     builder.branch_targets.append(self.branch_targets(statement, scope, builder))
             else:
                 stack.pop()
+
+    def label(self, node: Node, scope: int, builder: _BodyBuilder) -> None:
+        end = node.start_byte + len(self.text(node).split(":", 1)[0].rstrip())
+        name = self.data[node.start_byte : end].decode("utf-8", errors="replace")
+        builder.labels.append(ir.Label(name, scope, len(builder.instructions), self.span(node.start_byte, end)))
+
+    def declare(self, node: Node, scope: int, builder: _BodyBuilder) -> None:
+        for declaration in self.variable_declarations(node, scope):
+            if isinstance(declaration, ir.RegisterDeclaration):
+                builder.registers.append(declaration)
+            else:
+                builder.variables.append(declaration)
 
     def branch_targets(self, node: Node, scope: int, builder: _BodyBuilder) -> ir.BranchTargets:
         """`ts: .branchtargets L1, L2;` — named by the label that stands right before it."""

@@ -35,3 +35,17 @@ def language() -> tree_sitter.Language:
 
 def parse(data: bytes) -> tree_sitter.Tree:
     return tree_sitter.Parser(language()).parse(data)
+
+
+def root(data: bytes, *, reference: bool = False) -> Node:
+    """The root node that lowering walks: from the native front end when it is built, unless the
+    reference path through py-tree-sitter is asked for. Either node type answers lowering's
+    questions identically; the node keeps its tree alive, and the tree goes with the last node."""
+    if native is not None and not reference:
+        return native.root(native.parse(data))
+    return parse(data).root_node
+
+
+def is_native(node: Node) -> bool:
+    """Whether a node comes from the native front end (and its body can be lowered natively)."""
+    return native is not None and type(node) is native.Node

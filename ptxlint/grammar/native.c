@@ -5,7 +5,17 @@
  * is the only module that imports this one. */
 #include <Python.h>
 
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include <string.h>
+
+#include <structmember.h>
 #include <tree_sitter/api.h>
+
+#ifndef Py_T_OBJECT_EX
+#define Py_T_OBJECT_EX T_OBJECT_EX
+#endif
 
 const TSLanguage *tree_sitter_ptx(void);
 
@@ -58,9 +68,162 @@ static PyObject *has_error(PyObject *self, PyObject *capsule) {
     return PyBool_FromLong(ts_node_has_error(ts_tree_root_node(tree)));
 }
 
+/* The tree as tree-sitter's S-expression: the same text py-tree-sitter gives for str(root_node),
+ * which is how the tests prove the compiled-in runtime parses exactly as py-tree-sitter does. */
+static PyObject *sexp(PyObject *self, PyObject *capsule) {
+    (void)self;
+    TSTree *tree = PyCapsule_GetPointer(capsule, TREE_CAPSULE);
+    if (tree == NULL) return NULL;
+    char *text = ts_node_string(ts_tree_root_node(tree));
+    if (text == NULL) return PyErr_NoMemory();
+    PyObject *result = PyUnicode_FromString(text);
+    free(text);
+    return result;
+}
+
+/* ------------------------------------------------------------------ nodes
+ *
+ * A Node is one TSNode plus a reference to the capsule that owns its tree. It answers the few
+ * questions lowering asks of a node, with the meaning py-tree-sitter gives them, so the Python
+ * lowering runs unchanged on either front end. */
+
+typedef struct {
+    PyObject_HEAD
+    TSNode node;
+    PyObject *tree;
+} NodeObject;
+
+static PyTypeObject NodeType;
+
+static PyObject *wrap_node(TSNode node, PyObject *tree) {
+    NodeObject *object = PyObject_New(NodeObject, &NodeType);
+    if (object == NULL) return NULL;
+    object->node = node;
+    object->tree = Py_NewRef(tree);
+    return (PyObject *)object;
+}
+
+static PyObject *wrap_or_none(TSNode node, PyObject *tree) {
+    if (ts_node_is_null(node)) Py_RETURN_NONE;
+    return wrap_node(node, tree);
+}
+
+static void node_dealloc(PyObject *self) {
+    Py_DECREF(((NodeObject *)self)->tree);
+    PyObject_Free(self);
+}
+
+#define NODE(self) (((NodeObject *)(self))->node)
+
+static PyObject *node_kind_id(PyObject *self, void *unused) { (void)unused; return PyLong_FromLong(ts_node_symbol(NODE(self))); }
+static PyObject *node_start_byte(PyObject *self, void *unused) { (void)unused; return PyLong_FromUnsignedLong(ts_node_start_byte(NODE(self))); }
+static PyObject *node_end_byte(PyObject *self, void *unused) { (void)unused; return PyLong_FromUnsignedLong(ts_node_end_byte(NODE(self))); }
+static PyObject *node_type(PyObject *self, void *unused) { (void)unused; return PyUnicode_FromString(ts_node_type(NODE(self))); }
+static PyObject *node_id(PyObject *self, void *unused) { (void)unused; return PyLong_FromVoidPtr((void *)NODE(self).id); }
+static PyObject *node_is_missing(PyObject *self, void *unused) { (void)unused; return PyBool_FromLong(ts_node_is_missing(NODE(self))); }
+static PyObject *node_is_error(PyObject *self, void *unused) { (void)unused; return PyBool_FromLong(ts_node_is_error(NODE(self))); }
+static PyObject *node_has_error(PyObject *self, void *unused) { (void)unused; return PyBool_FromLong(ts_node_has_error(NODE(self))); }
+static PyObject *node_is_named(PyObject *self, void *unused) { (void)unused; return PyBool_FromLong(ts_node_is_named(NODE(self))); }
+static PyObject *node_child_count(PyObject *self, void *unused) { (void)unused; return PyLong_FromUnsignedLong(ts_node_child_count(NODE(self))); }
+
+/* The children in order, all of them or only the named ones, or only those under one field. */
+static PyObject *children_where(PyObject *self, bool named_only, TSFieldId field) {
+    PyObject *result = PyList_New(0);
+    if (result == NULL) return NULL;
+    TSTreeCursor cursor = ts_tree_cursor_new(NODE(self));
+    for (bool more = ts_tree_cursor_goto_first_child(&cursor); more; more = ts_tree_cursor_goto_next_sibling(&cursor)) {
+        if (field != 0 && ts_tree_cursor_current_field_id(&cursor) != field) continue;
+        TSNode child = ts_tree_cursor_current_node(&cursor);
+        if (named_only && !ts_node_is_named(child)) continue;
+        PyObject *wrapped = wrap_node(child, ((NodeObject *)self)->tree);
+        if (wrapped == NULL || PyList_Append(result, wrapped) < 0) {
+            Py_XDECREF(wrapped);
+            Py_DECREF(result);
+            ts_tree_cursor_delete(&cursor);
+            return NULL;
+        }
+        Py_DECREF(wrapped);
+    }
+    ts_tree_cursor_delete(&cursor);
+    return result;
+}
+
+static PyObject *node_children(PyObject *self, void *unused) { (void)unused; return children_where(self, false, 0); }
+static PyObject *node_named_children(PyObject *self, void *unused) { (void)unused; return children_where(self, true, 0); }
+
+static PyObject *node_child(PyObject *self, PyObject *index) {
+    long position = PyLong_AsLong(index);
+    if (position == -1 && PyErr_Occurred()) return NULL;
+    if (position < 0 || (uint32_t)position >= ts_node_child_count(NODE(self))) Py_RETURN_NONE;
+    return wrap_or_none(ts_node_child(NODE(self), (uint32_t)position), ((NodeObject *)self)->tree);
+}
+
+static PyObject *node_child_by_field_name(PyObject *self, PyObject *name) {
+    Py_ssize_t length;
+    const char *text = PyUnicode_AsUTF8AndSize(name, &length);
+    if (text == NULL) return NULL;
+    return wrap_or_none(ts_node_child_by_field_name(NODE(self), text, (uint32_t)length), ((NodeObject *)self)->tree);
+}
+
+static PyObject *node_children_by_field_name(PyObject *self, PyObject *name) {
+    Py_ssize_t length;
+    const char *text = PyUnicode_AsUTF8AndSize(name, &length);
+    if (text == NULL) return NULL;
+    TSFieldId field = ts_language_field_id_for_name(tree_sitter_ptx(), text, (uint32_t)length);
+    if (field == 0) return PyList_New(0);
+    return children_where(self, false, field);
+}
+
+static PyGetSetDef node_getset[] = {
+    {"kind_id", node_kind_id, NULL, NULL, NULL},
+    {"start_byte", node_start_byte, NULL, NULL, NULL},
+    {"end_byte", node_end_byte, NULL, NULL, NULL},
+    {"type", node_type, NULL, NULL, NULL},
+    {"id", node_id, NULL, NULL, NULL},
+    {"is_missing", node_is_missing, NULL, NULL, NULL},
+    {"is_error", node_is_error, NULL, NULL, NULL},
+    {"has_error", node_has_error, NULL, NULL, NULL},
+    {"is_named", node_is_named, NULL, NULL, NULL},
+    {"child_count", node_child_count, NULL, NULL, NULL},
+    {"children", node_children, NULL, NULL, NULL},
+    {"named_children", node_named_children, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef node_methods[] = {
+    {"child", node_child, METH_O, NULL},
+    {"child_by_field_name", node_child_by_field_name, METH_O, NULL},
+    {"children_by_field_name", node_children_by_field_name, METH_O, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject NodeType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ptxlint._native.Node",
+    .tp_basicsize = sizeof(NodeObject),
+    .tp_dealloc = node_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A node of a tree from parse(), read the way py-tree-sitter's nodes are.",
+    .tp_getset = node_getset,
+    .tp_methods = node_methods,
+};
+
+#include "walker.c"
+
+static PyObject *root(PyObject *self, PyObject *capsule) {
+    (void)self;
+    TSTree *tree = PyCapsule_GetPointer(capsule, TREE_CAPSULE);
+    if (tree == NULL) return NULL;
+    return wrap_node(ts_tree_root_node(tree), capsule);
+}
+
 static PyMethodDef methods[] = {
     {"parse", parse, METH_O, "Parse PTX bytes with the compiled-in runtime; return an opaque tree."},
     {"has_error", has_error, METH_O, "Whether a tree from parse() holds ERROR or MISSING nodes."},
+    {"sexp", sexp, METH_O, "The S-expression of a tree from parse()."},
+    {"root", root, METH_O, "The root Node of a tree from parse()."},
+    {"configure", configure, METH_VARARGS, "Tell the walker the IR's classes (once per process)."},
+    {"lower_block", lower_block, METH_VARARGS, "Lower a function body: _Lowering.block for a native Node."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -69,4 +232,9 @@ static struct PyModuleDef module = {
     methods, NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__native(void) {
+    if (PyType_Ready(&NodeType) < 0) return NULL;
+    PyObject *result = PyModule_Create(&module);
+    if (result != NULL && PyModule_AddObjectRef(result, "Node", (PyObject *)&NodeType) < 0) Py_CLEAR(result);
+    return result;
+}
