@@ -187,13 +187,17 @@ def _override_severity(diagnostics: list[Diagnostic], severity: Mapping[str, Sev
     ]
 
 
-def lint_path(path: str, settings: LintSettings) -> FileResult:
-    try:
-        source = read_source(path, settings.max_file_size)
-    except (OSError, ValueError) as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        display = "<stdin>" if path == STDIN else path
-        return FileResult(display, error=reason)
+def lint_path(path: str | SourceFile, settings: LintSettings) -> FileResult:
+    """Lint one input: a path to read, or PTX a front end already produced."""
+    if isinstance(path, SourceFile):
+        source = path
+    else:
+        try:
+            source = read_source(path, settings.max_file_size)
+        except (OSError, ValueError) as error:
+            reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+            display = "<stdin>" if path == STDIN else path
+            return FileResult(display, error=reason)
     analysis = analyse(source, settings)
     error = "; ".join(analysis.crashes) or None
     if analysis.notice is not None:
@@ -210,7 +214,7 @@ def notice_of(result: FileResult) -> str | None:
 
 
 def lint_paths(
-    jobs: Sequence[tuple[str, LintSettings]], processes: int = 1, on_done: Callable[[], None] | None = None
+    jobs: Sequence[tuple[str | SourceFile, LintSettings]], processes: int = 1, on_done: Callable[[], None] | None = None
 ) -> list[FileResult]:
     """Lint every (path, settings) pair, in order. With ``processes`` > 1 the files are spread over
     a process pool: parsing and lowering hold the GIL, so threads would not help. Standard input
@@ -230,7 +234,9 @@ def lint_paths(
     return results  # type: ignore[return-value]  # every position is filled
 
 
-def _size(path: str) -> int:
+def _size(path: str | SourceFile) -> int:
+    if isinstance(path, SourceFile):
+        return len(path.data)
     try:
         return os.path.getsize(path)
     except OSError:

@@ -28,6 +28,11 @@ class Report:
     elapsed: float | None = None
     map_to_source: bool = False  # make the CUDA source line the primary location
 
+    def maps_to_source(self, result: FileResult) -> bool:
+        """Whether ``result``'s findings are shown at their CUDA/Triton line: asked for with
+        `--map-to-source`, or implied by the input (a `.cu` file ptxlint compiled)."""
+        return self.map_to_source or result.map_to_source
+
     @property
     def diagnostic_count(self) -> int:
         return sum(len(result.diagnostics) for result in self.results)

@@ -16,6 +16,7 @@ decoration: the text is identical without it.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from typing import TextIO
@@ -24,7 +25,7 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from ptxlint.diagnostics import Diagnostic, FileResult, Severity
+from ptxlint.diagnostics import Diagnostic, FileResult, Severity, SourceFrame
 from ptxlint.render import Report, notice
 from ptxlint.render.locations import origin_text, span_location
 from ptxlint.render.text import plural, printable
@@ -36,6 +37,7 @@ _LABEL = "bold blue"
 _TAB_WIDTH = 4
 _MAX_EXCERPT = 240  # characters of a source line shown around a finding; longer lines are cut
 _EXCERPT_CONTEXT = 60  # characters shown before the first annotation of a cut line
+_MAX_SOURCE_BYTES = 16 * 1024 * 1024  # of a CUDA/Triton file read to show the line a finding maps to
 
 
 def console_for(stream: TextIO, color: str) -> Console:
@@ -64,7 +66,7 @@ def render(report: Report, console: Console, show_summary: bool = True) -> None:
     for result in report.results:
         if result.source is not None:
             for diagnostic in result.diagnostics:
-                console.print(diagnostic_text(diagnostic, result.source, report.map_to_source))
+                console.print(diagnostic_text(diagnostic, result.source, report.maps_to_source(result)))
         if result.error is not None:
             console.print(_file_error(result))
         if notice(result) is not None:
@@ -96,13 +98,19 @@ def summary(report: Report) -> Text:
     unreadable = sum(1 for result in results if result.source is None)
     parts = [plural(counts[severity], severity.value) for severity in Severity if counts[severity]]
     text = Text()
+    checked = plural(len(results) - unreadable, "file")
     if parts:
         text.append("Found " + ", ".join(parts), style="bold")
+        text.append(f" in {checked} checked")
+    elif unreadable:
+        # "All checks passed" would be false: the files that failed were not checked at all.
+        text.append("No findings", style="bold")
+        text.append(f" in {checked} checked")
     else:
         text.append("All checks passed", style="bold green")
-    text.append(f" in {plural(len(results) - unreadable, 'file')} checked")
+        text.append(f" in {checked} checked")
     if unreadable:
-        text.append(f", {plural(unreadable, 'file')} not readable", style="bold red")
+        text.append(f", {plural(unreadable, 'file')} could not be linted", style="bold red")
     partial = sum(1 for result in results if notice(result) is not None)
     if partial:
         text.append(f", {plural(partial, 'file')} partially analysed", style="bold yellow")
@@ -159,11 +167,48 @@ def _pointer(out: Text, diagnostic: Diagnostic, source: SourceFile, map_to_sourc
     if map_to_source and diagnostic.origin:
         out.append(" " * width + "--> ", style=_GUTTER)
         out.append(printable(str(diagnostic.origin[0])) + "\n")
+        _origin_excerpt(out, diagnostic.origin[0], width, SEVERITY_STYLE[diagnostic.severity])
         out.append(" " * width + "::: ", style=_GUTTER)
         out.append(ptx + "\n")
     else:
         out.append(" " * width + "--> ", style=_GUTTER)
         out.append(ptx + "\n")
+
+
+def _origin_excerpt(out: Text, frame: SourceFrame, width: int, style: str) -> None:
+    """The CUDA/Triton line a finding maps to, with a caret at the `.loc` column, when that file
+    can be read from here (it usually can: ptxlint compiled it, or Triton just did)."""
+    line = _source_line_of(frame.path, frame.line)
+    if line is None:
+        return
+    number = f"{frame.line}"
+    gutter = max(width, len(number))
+    text = _display(line[:_MAX_EXCERPT])
+    out.append(" " * gutter + " |\n", style=_GUTTER)
+    out.append(f"{number:>{gutter}} |", style=_GUTTER)
+    out.append((" " + text).rstrip() + "\n")
+    if frame.column:
+        indent = cell_len(_display(line[: frame.column - 1]))
+        out.append(" " * gutter + " |", style=_GUTTER)
+        out.append(" " + " " * indent)
+        out.append("^", style=style)
+        out.append("\n")
+
+
+@functools.lru_cache(maxsize=64)
+def _source_lines(path: str) -> tuple[str, ...] | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return tuple(handle.read(_MAX_SOURCE_BYTES).splitlines())
+    except OSError:
+        return None
+
+
+def _source_line_of(path: str, line: int) -> str | None:
+    lines = _source_lines(path)
+    if lines is None or not 1 <= line <= len(lines):
+        return None
+    return lines[line - 1]
 
 
 def _frame(out: Text, source: SourceFile, annotations: list[_Annotation], width: int) -> None:

@@ -35,7 +35,7 @@ def escape_property(text: str) -> str:
 def render(report: Report, stream: TextIO) -> None:
     for result in report.results:
         for diagnostic in result.diagnostics:
-            location = primary_location(diagnostic, result, report.map_to_source)
+            location = primary_location(diagnostic, result, report.maps_to_source(result))
             properties = {"file": location.path, "line": str(location.line)}
             if location.known_column:
                 properties["col"] = str(location.column)
@@ -44,7 +44,7 @@ def render(report: Report, stream: TextIO) -> None:
                     properties["endColumn"] = str(location.end_column)
             properties["title"] = f"{diagnostic.code} {diagnostic.name}"
             message = diagnostic.message
-            if diagnostic.origin and not report.map_to_source:
+            if diagnostic.origin and not report.maps_to_source(result):
                 message += f" (from {origin_text(diagnostic.origin)})"
             fields = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items())
             stream.write(f"::{_COMMAND[diagnostic.severity]} {fields}::{escape_data(message)}\n")

@@ -116,9 +116,9 @@ class _RunBuilder:
         related = [self.label(result, label) for label in diagnostic.labels]
         if diagnostic.origin:
             mapped = (frame_location(diagnostic.origin[0]), None)
-            if self.report.map_to_source:
+            if self.report.maps_to_source(result):
                 primary, mapped = mapped, primary
-            message = {"text": self.origin_message(diagnostic)}
+            message = {"text": self.origin_message(diagnostic, result)}
             related.append({"physicalLocation": self.physical(mapped[0]), "message": message})
         sarif: dict[str, Any] = {
             "ruleId": diagnostic.code,
@@ -144,8 +144,8 @@ class _RunBuilder:
             parts.append(f"help: {diagnostic.help}")
         return "\n".join(parts)
 
-    def origin_message(self, diagnostic: Diagnostic) -> str:
-        if self.report.map_to_source:
+    def origin_message(self, diagnostic: Diagnostic, result: FileResult) -> str:
+        if self.report.maps_to_source(result):
             return "the PTX instruction"
         frames = ", inlined at ".join(str(frame) for frame in diagnostic.origin)
         return f"source line: {frames}"
