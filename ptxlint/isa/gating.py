@@ -31,6 +31,7 @@ GATES: tuple[tuple[str, str | None, str], ...] = (
     ("tcgen05.mma", "kind::i8", "8.6: sm_100a sm_101a; 9.0: sm_110a"),
     # --- wgmma, setmaxnreg (§9.7.15, §9.7.19.5)
     ("wgmma", None, "8.0: sm_90a"),
+    ("wgmma.mma_async.sp", None, "8.2: sm_90a"),
     ("setmaxnreg", None, "8.0: sm_90a; 8.6: sm_100a sm_101a sm_120a; 8.8: sm_100f sm_101f sm_120f; 9.0: sm_110f"),
     # --- warp and cluster synchronisation
     ("elect", None, "8.0: sm_90"),
@@ -50,6 +51,8 @@ GATES: tuple[tuple[str, str | None, str], ...] = (
     ("fence.proxy", None, "7.5: sm_70"),
     ("fence.proxy.async", None, "8.0: sm_90"),
     ("fence.mbarrier_init", None, "8.0: sm_90"),
+    ("fence.proxy.tensormap::generic", None, "8.3: sm_90"),
+    ("tensormap.cp_fenceproxy", None, "8.3: sm_90"),
     # --- mbarrier (§9.7.13.15)
     ("mbarrier", None, "7.0: sm_80"),
     ("mbarrier", "shared::cta", "7.8: sm_80"),
@@ -57,6 +60,15 @@ GATES: tuple[tuple[str, str | None, str], ...] = (
     ("mbarrier.expect_tx", None, "8.0: sm_90"),
     ("mbarrier.complete_tx", None, "8.0: sm_90"),
     ("mbarrier.arrive", "expect_tx", "8.0: sm_90"),
+    ("mbarrier", "release", "8.0: sm_80"),
+    ("mbarrier", "acquire", "8.0: sm_80"),
+    ("mbarrier.arrive", "relaxed", "8.6: sm_90"),
+    ("mbarrier.arrive_drop", "relaxed", "8.6: sm_90"),
+    ("mbarrier.test_wait", "relaxed", "8.6: sm_90"),
+    ("mbarrier.try_wait", "relaxed", "8.6: sm_90"),
+    ("mbarrier", "cta", "8.0: sm_80"),
+    ("mbarrier", "cluster", "8.0: sm_90"),
+    ("mbarrier", "shared::cluster", "8.0: sm_90"),
     # --- asynchronous copies (§9.7.9.25)
     ("cp.async", None, "7.0: sm_80"),
     ("cp.async.bulk", None, "8.0: sm_90"),
@@ -72,6 +84,7 @@ GATES: tuple[tuple[str, str | None, str], ...] = (
     ("tensormap.replace", None, "8.3: sm_90a; " + _BLACKWELL_EXTRAS),
     # --- matrix instructions (§9.7.14)
     ("ldmatrix", None, "6.5: sm_75"),
+    ("ldmatrix", "shared::cta", "7.8: sm_75"),
     ("ldmatrix", "m16n16", _BLACKWELL_EXTRAS),
     ("ldmatrix", "m8n16", _BLACKWELL_EXTRAS),
     ("ldmatrix", "b8", _BLACKWELL_EXTRAS),

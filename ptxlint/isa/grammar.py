@@ -1,0 +1,262 @@
+"""The qualifier grammar of each instruction: which modifiers it takes, which it requires, and
+which exclude each other (PTX ISA §9.7, checked against ptxas; where they differ, ptxas wins and
+DISAGREEMENTS.md records it).
+
+An instruction is named by its opcode base and leading operation words (`tcgen05.ld.red`,
+`mbarrier.try_wait`); the most specific name wins. Its grammar lists slots in the manual's order,
+written compactly::
+
+    "sync! aligned! shape=32x32b|16x64b! num=x1|x2 pack=pack::16b type=b32!"
+
+Each slot is `name=value|value`, or a single value naming itself; `!` marks a required slot.
+A value written `/regex/` matches modifiers by pattern (the `m64nNk16` shapes). The version and
+the targets each value needs live in :mod:`ptxlint.isa.gating`, beside the instruction's own.
+
+Only instructions listed here are judged, and for them every modifier must belong to some slot.
+The order of modifiers is not judged: ptxas accepts most permutations.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+
+@dataclass(frozen=True)
+class Slot:
+    name: str
+    values: tuple[str, ...]
+    patterns: tuple[re.Pattern[str], ...]
+    required: bool
+    # Targets from which a required slot is required (`shfl` needs `.sync` from sm_70); 0: all.
+    required_from: int = 0
+    # How many modifiers fill the slot (mma's `.f32.f16.f16`: 3); 1 means at most one.
+    count: int = 1
+    # Must directly follow the operation words (`setmaxnreg.inc`, `mbarrier.try_wait.parity`).
+    first: bool = False
+
+    def takes(self, modifier: str) -> bool:
+        return modifier in self.values or any(p.fullmatch(modifier) for p in self.patterns)
+
+    def describe(self) -> str:
+        shown = [f"`.{value}`" for value in self.values] + [f"`{p.pattern}`" for p in self.patterns]
+        if len(shown) > 8:
+            shown = shown[:8] + ["…"]
+        return ", ".join(shown[:-1]) + (" or " if len(shown) > 1 else "") + shown[-1]
+
+
+@dataclass(frozen=True)
+class Grammar:
+    instruction: str  # "tcgen05.ld.red"
+    slots: tuple[Slot, ...]
+    # Pairs of values that may not appear together (`.abs` with an integer type).
+    exclusions: tuple[tuple[str, str], ...] = ()
+    # (value, what it needs): a value or a slot name (`.release` needs a scope).
+    requirements: tuple[tuple[str, str], ...] = ()
+
+    def slot_of(self, modifier: str) -> Slot | None:
+        return next((slot for slot in self.slots if slot.takes(modifier)), None)
+
+
+def _parse_slot(text: str) -> Slot:
+    """`name=a|b!`, `name=a|b!70` (required from sm_70), `type=f16|f32#3` (three of them),
+    `name=a|b^` (directly after the operation words)."""
+    text, _, count = text.partition("#")
+    first = text.endswith("^")
+    text, bang, required_from = text.rstrip("^").partition("!")
+    name, _, values = text.partition("=") if "=" in text else (text, "", text)
+    literal = tuple(v for v in values.split("|") if not v.startswith("/"))
+    patterns = tuple(re.compile(v.strip("/")) for v in values.split("|") if v.startswith("/"))
+    return Slot(name, literal, patterns, bool(bang), int(required_from or 0), int(count or 1), first)
+
+
+def _grammar(instruction: str, slots: str, exclusions: str = "", requirements: str = "") -> Grammar:
+    """``exclusions``: `a+b` pairs that may not appear together; ``requirements``: `a>b`, value
+    `a` needs value or slot `b`."""
+    return Grammar(
+        instruction,
+        tuple(_parse_slot(word) for word in slots.split()),
+        tuple(tuple(pair.split("+")) for pair in exclusions.split()),  # type: ignore[misc]
+        tuple(tuple(pair.split(">")) for pair in requirements.split()),  # type: ignore[misc]
+    )
+
+
+# Shared slot spellings.
+_CTA_GROUP = "cta_group=cta_group::1|cta_group::2"
+_SCOPE = "scope=cta|cluster|gpu|sys"
+_TCGEN05_LD_SHAPES = "shape=32x32b|16x64b|16x128b|16x256b|16x32bx2"
+_TCGEN05_NUMS = "num=x1|x2|x4|x8|x16|x32|x64|x128"
+_WGMMA_SHAPE = r"shape=/m64n\d+k\d+/"
+_MBARRIER_SPACE = "space=shared|shared::cta|shared::cluster"
+_MBARRIER_SCOPE = "scope=cta|cluster"
+# A memory-ordering semantic needs a scope, and a scope a semantic (ptxas: "requires order").
+_ORDER_AND_SCOPE = "release>scope acquire>scope relaxed>scope cta>sem cluster>sem gpu>sem sys>sem"
+_MBARRIER_WAIT = f"parity^ sem=acquire|relaxed {_MBARRIER_SCOPE} space=shared|shared::cta type=b64!"
+_DECOMPRESSION = "b8x16>src_fmt b6x16_p32>dst_fmt b4x16_p64>dst_fmt"
+
+GRAMMARS: tuple[Grammar, ...] = (
+    # --- tcgen05 (§9.7.16)
+    _grammar("tcgen05.alloc", f"{_CTA_GROUP}! sync! aligned! space=shared::cta type=b32!"),
+    _grammar("tcgen05.dealloc", f"{_CTA_GROUP}! sync! aligned! type=b32!"),
+    _grammar("tcgen05.relinquish_alloc_permit", f"{_CTA_GROUP}! sync! aligned!"),
+    _grammar("tcgen05.ld", f"sync! aligned {_TCGEN05_LD_SHAPES}! {_TCGEN05_NUMS}! pack=pack::16b type=b32!"),
+    _grammar("tcgen05.ld.red", f"sync! aligned shape=32x32b|16x32bx2! {_TCGEN05_NUMS}! op=min|max! abs NaN type=f32|u32|s32!",
+             "u32+abs s32+abs u32+NaN s32+NaN"),
+    _grammar("tcgen05.st", f"sync! aligned {_TCGEN05_LD_SHAPES}! {_TCGEN05_NUMS}! unpack=unpack::16b type=b32!"),
+    _grammar("tcgen05.wait::ld", "sync! aligned!"),
+    _grammar("tcgen05.wait::st", "sync! aligned!"),
+    _grammar("tcgen05.cp", f"{_CTA_GROUP}! shape=128x256b|4x256b|128x128b|64x128b|32x128b! "
+             "multicast=warpx2::02_13|warpx2::01_23|warpx4 dst_fmt=b8x16 src_fmt=b6x16_p32|b4x16_p64",
+             requirements=_DECOMPRESSION),
+    _grammar("tcgen05.shift", f"{_CTA_GROUP}! down!"),
+    _grammar("tcgen05.commit", f"{_CTA_GROUP}! completion=mbarrier::arrive::one! space=shared::cluster "
+             "multicast=multicast::cluster type=b64!"),
+    _grammar("tcgen05.fence::before_thread_sync", ""),
+    _grammar("tcgen05.fence::after_thread_sync", ""),
+    # --- warp and warpgroup synchronisation (§9.7.13, §9.7.19.5)
+    _grammar("elect", "sync!"),
+    _grammar("setmaxnreg", "action=inc|dec!^ sync! aligned! type=u32!"),
+    _grammar("griddepcontrol", "action=launch_dependents|wait!"),
+    _grammar("bar.warp", "sync!"),
+    _grammar("shfl", "sync!70 mode=up|down|bfly|idx! type=b32!"),
+    _grammar("vote", "sync!70 mode=all|any|uni|ballot! type=pred|b32!", "all+b32 any+b32 uni+b32 ballot+pred"),
+    _grammar("match", "mode=any|all! sync! type=b32|b64!"),
+    _grammar("redux", "sync! op=add|min|max|and|or|xor! abs NaN type=u32|s32|b32|f32!",
+             "abs+u32 abs+s32 abs+b32 NaN+u32 NaN+s32 NaN+b32 add+b32 min+b32 max+b32 add+f32 "
+             "and+u32 and+s32 and+f32 or+u32 or+s32 or+f32 xor+u32 xor+s32 xor+f32"),
+    _grammar("barrier.cluster.arrive", "sem=release|relaxed aligned"),
+    _grammar("barrier.cluster.wait", "sem=acquire aligned"),
+    # --- mbarrier (§9.7.13.15)
+    _grammar("mbarrier.init", "space=shared|shared::cta type=b64!"),
+    _grammar("mbarrier.inval", "space=shared|shared::cta type=b64!"),
+    _grammar("mbarrier.arrive", f"sem=release|relaxed {_MBARRIER_SCOPE} {_MBARRIER_SPACE} noComplete type=b64!",
+             requirements=_ORDER_AND_SCOPE),
+    _grammar("mbarrier.arrive_drop", f"sem=release|relaxed {_MBARRIER_SCOPE} {_MBARRIER_SPACE} noComplete type=b64!",
+             requirements=_ORDER_AND_SCOPE),
+    # `.expect_tx` must follow the operation word directly.
+    _grammar("mbarrier.arrive.expect_tx", f"sem=release|relaxed {_MBARRIER_SCOPE} {_MBARRIER_SPACE} type=b64!",
+             requirements=_ORDER_AND_SCOPE),
+    _grammar("mbarrier.arrive_drop.expect_tx", f"sem=release|relaxed {_MBARRIER_SCOPE} {_MBARRIER_SPACE} type=b64!",
+             requirements=_ORDER_AND_SCOPE),
+    _grammar("mbarrier.expect_tx", f"sem=relaxed {_MBARRIER_SCOPE} {_MBARRIER_SPACE} type=b64!", requirements=_ORDER_AND_SCOPE),
+    _grammar("mbarrier.complete_tx", f"sem=relaxed {_MBARRIER_SCOPE} {_MBARRIER_SPACE} type=b64!", requirements=_ORDER_AND_SCOPE),
+    _grammar("mbarrier.test_wait", _MBARRIER_WAIT, requirements=_ORDER_AND_SCOPE),
+    _grammar("mbarrier.try_wait", _MBARRIER_WAIT, requirements=_ORDER_AND_SCOPE),
+    _grammar("mbarrier.pending_count", "type=b64!"),
+    # --- fences (§9.7.13.4)
+    _grammar("fence.proxy.alias", ""),
+    _grammar("fence.proxy.async", "space=global|shared::cta|shared::cluster"),
+    _grammar("fence.proxy.tensormap::generic", f"sem=release|acquire! {_SCOPE}! space=global|shared|shared::cta|shared::cluster",
+             "acquire+global acquire+shared acquire+shared::cta acquire+shared::cluster"),
+    _grammar("fence.mbarrier_init", "sem=release! scope=cluster!"),
+    _grammar("tensormap.cp_fenceproxy", "dst=global! src=shared::cta! proxy=tensormap::generic! sem=release! "
+             f"{_SCOPE}! sync! aligned!"),
+    # --- matrix loads and stores (§9.7.14.5.15–17)
+    _grammar("ldmatrix", "sync! aligned! shape=m8n8|m16n16|m8n16! num=x1|x2|x4! trans space=shared|shared::cta "
+             "type=b16|b8|b8x16! src_fmt=b6x16_p32|b4x16_p64",
+             "m8n8+b8 m8n8+b8x16 m16n16+b16 m8n16+b16 m8n16+b8 m8n16+trans",
+             "m16n16>trans b8x16>src_fmt b6x16_p32>b8x16 b4x16_p64>b8x16"),
+    _grammar("stmatrix", "sync! aligned! shape=m8n8|m16n8! num=x1|x2|x4! trans space=shared|shared::cta type=b16|b8!",
+             "m8n8+b8 m16n8+b16", "m16n8>trans"),
+    # --- wgmma (§9.7.15)
+    _grammar("wgmma.fence", "sync! aligned"),
+    _grammar("wgmma.commit_group", "sync! aligned"),
+    _grammar("wgmma.wait_group", "sync! aligned"),
+    *(_grammar(name, f"sync! aligned {_WGMMA_SHAPE}! satfinite "
+               "type=f16|f32|bf16|tf32|e4m3|e5m2|s32|s8|u8|b1!#3 op=and popc ignored_by_ptxas=pred|v4#9",
+               "satfinite+f16 satfinite+f32 satfinite+bf16 satfinite+tf32 satfinite+e4m3 satfinite+e5m2",
+               "and>popc popc>and and>b1") for name in ("wgmma.mma_async", "wgmma.mma_async.sp")),
+)
+
+# ptxas accepts the decompression formats on any instruction (and ignores them there); ptxlint
+# reports them only where they mean something (DISAGREEMENTS.md).
+IGNORED_BY_PTXAS = frozenset({"b8x16", "b6x16_p32", "b4x16_p64"})
+
+_BY_NAME = {grammar.instruction: grammar for grammar in GRAMMARS}
+JUDGED_BASES = frozenset(grammar.instruction.split(".")[0] for grammar in GRAMMARS)
+
+
+@lru_cache(maxsize=4096)
+def grammar_of(base: str, modifiers: tuple[str, ...]) -> tuple[Grammar, int] | None:
+    """The grammar of this opcode and how many modifiers name its operation (`tcgen05.ld.red`: 2)."""
+    for words in range(min(len(modifiers), 3), -1, -1):
+        grammar = _BY_NAME.get(".".join((base, *modifiers[:words])))
+        if grammar is not None:
+            return grammar, words
+    return None
+
+
+@dataclass(frozen=True)
+class GrammarProblem:
+    index: int | None  # the modifier to point at; None: the opcode
+    message: str
+    help: str | None = None
+
+
+def _suggestion(grammar: Grammar, modifier: str) -> str:
+    """The values the instruction takes in the slot ``modifier`` most resembles."""
+    values = {value: slot for slot in grammar.slots for value in slot.values}
+    close = difflib.get_close_matches(modifier, list(values), n=1, cutoff=0.6)
+    if close:
+        return f"it takes {values[close[0]].describe()}"
+    if not grammar.slots:
+        return "it takes no modifiers"
+    return "its modifiers are " + "; ".join(slot.describe() for slot in grammar.slots)
+
+
+def _needs(slot: Slot) -> str:
+    if len(slot.values) == 1 and not slot.patterns:
+        return f"`.{slot.values[0]}`"
+    return f"one of {slot.describe()}"
+
+
+@lru_cache(maxsize=8192)
+def grammar_problems(base: str, modifiers: tuple[str, ...], target_number: int = 0) -> tuple[GrammarProblem, ...]:
+    """What is wrong with this opcode's modifiers; ``target_number`` is the module's architecture
+    (90 for sm_90a; 0 when unknown, which judges every required slot)."""
+    found = grammar_of(base, modifiers)
+    if found is None or "" in modifiers:  # an empty modifier is a syntax error, reported as such
+        return ()
+    grammar, operation_words = found
+    name = grammar.instruction
+    qualifiers = modifiers[operation_words:]
+    problems = []
+    filled: dict[str, list[int]] = {}
+    for index, modifier in enumerate(qualifiers, operation_words):
+        slot = grammar.slot_of(modifier)
+        if slot is not None:
+            filled.setdefault(slot.name, []).append(index)
+        elif modifier not in IGNORED_BY_PTXAS:
+            problems.append(GrammarProblem(index, f"`.{modifier}` is not a modifier of `{name}`; {_suggestion(grammar, modifier)}"))
+    missing = []
+    for slot in grammar.slots:
+        indices = filled.get(slot.name, [])
+        if not indices:
+            if slot.required and (not target_number or target_number >= slot.required_from):
+                missing.append(slot)
+        elif len(indices) > slot.count:
+            problems.append(GrammarProblem(
+                indices[slot.count], f"`{name}` takes {slot.count} `{slot.name}` qualifier{'s' if slot.count > 1 else ''}, "
+                f"not {len(indices)}", f"keep one of {', '.join(f'`.{modifiers[i]}`' for i in indices)}"))
+        elif slot.first and indices[0] != operation_words:
+            problems.append(GrammarProblem(indices[0], f"`.{modifiers[indices[0]]}` must directly follow `{name}`"))
+        elif slot.required and len(indices) < slot.count:
+            problems.append(GrammarProblem(indices[-1], f"`{name}` takes {slot.count} `{slot.name}` qualifiers, not {len(indices)}"))
+    if missing:
+        # One finding for the instruction, naming every missing slot.
+        problems.append(GrammarProblem(
+            None, f"`{name}` needs " + "; ".join(_needs(slot) for slot in missing),
+            "required: " + ", ".join(f"`{slot.name}`" for slot in missing)))
+    for first, second in grammar.exclusions:
+        if first in qualifiers and second in qualifiers:
+            problems.append(GrammarProblem(
+                modifiers.index(second, operation_words), f"`.{second}` cannot be combined with `.{first}` in `{name}`"))
+    for value, needed in grammar.requirements:
+        if value in qualifiers and needed not in qualifiers and needed not in filled:
+            slot = next((s for s in grammar.slots if s.name == needed), None)
+            wanted = _needs(slot) if slot else f"`.{needed}`"
+            problems.append(GrammarProblem(
+                modifiers.index(value, operation_words), f"`.{value}` on `{name}` needs {wanted}"))
+    return tuple(problems)
