@@ -41,6 +41,7 @@ GATES: tuple[tuple[str, str | None, str], ...] = (
     ("barrier.cluster", "relaxed", "8.0: sm_90"),
     ("barrier.cluster", "acquire", "8.0: sm_90"),
     ("barrier", "cta", "7.8: sm_30"),
+    ("bar", "cta", "7.8: sm_30"),
     ("bar.warp", None, "6.0: sm_30"),
     ("redux", None, "7.0: sm_80"),
     ("redux", "f32", "8.6: sm_100a; 8.8: sm_100f"),
@@ -71,6 +72,13 @@ GATES: tuple[tuple[str, str | None, str], ...] = (
     ("mbarrier", "shared::cluster", "8.0: sm_90"),
     # --- asynchronous copies (§9.7.9.25)
     ("cp.async", None, "7.0: sm_80"),
+    *(("cp.async", qualifier, "7.4: sm_80") for qualifier in ("L2::64B", "L2::128B", "L2::256B", "L2::cache_hint")),
+    ("cp.async.mbarrier.arrive", "shared::cta", "7.8: sm_80"),
+    ("cp.async.bulk", "cp_mask", "8.6: sm_100"),
+    *(("cp.async.bulk.tensor", qualifier, "8.6: sm_100") for qualifier in (
+        "tile::gather4", "tile::scatter4", "im2col::w", "im2col::w::128")),
+    ("multimem.ld_reduce", "acc::f32", "8.2: sm_90"),
+    ("multimem.ld_reduce", "acc::f16", "8.6: sm_100a sm_101a sm_120a sm_121a; 8.8: sm_100f sm_101f sm_120f; 9.0: sm_110f"),
     ("cp.async.bulk", None, "8.0: sm_90"),
     ("cp.reduce.async.bulk", None, "8.0: sm_90"),
     ("cp.async.bulk", "cta_group::1", "8.6: sm_100a sm_101a; 8.8: sm_100f sm_101f; 9.0: sm_110f"),
@@ -101,7 +109,9 @@ GATES: tuple[tuple[str, str | None, str], ...] = (
     ("wmma", "tf32", "7.0: sm_80"),
     ("wmma", "m16n16k8", "7.0: sm_80"),
     ("wmma", "m8n8k4", "7.0: sm_80"),
+    ("wmma", "shared::cta", "7.8: sm_70"),
     ("mma", None, "6.4: sm_70"),
+    ("mma.sp", None, "7.1: sm_80"),
     ("mma", "m16n8k8", "6.5: sm_75"),
     ("mma", "m8n8k16", "6.5: sm_75"),
     ("mma", "m8n8k32", "6.5: sm_75"),
@@ -111,6 +121,10 @@ GATES: tuple[tuple[str, str | None, str], ...] = (
     ("mma", "tf32", "7.0: sm_80"),
     ("mma", "e4m3", "8.4: sm_89"),
     ("mma", "e5m2", "8.4: sm_89"),
+    # the sm_120 block-scaled and narrow-float forms (§9.7.14.5.14)
+    *(("mma", qualifier, "8.7: sm_120a; 8.8: sm_120f") for qualifier in (
+        "kind::f8f6f4", "kind::mxf8f6f4", "block_scale", "scale_vec::1X", "scale_vec::2X", "e3m2", "e2m3", "e2m1", "ue8m0")),
+    *(("mma", qualifier, "8.7: sm_120a sm_121a") for qualifier in ("kind::mxf4", "kind::mxf4nvf4", "scale_vec::4X", "ue4m3")),
     # --- arithmetic
     ("add", "f32x2", "8.6: sm_100"),
     ("sub", "f32x2", "8.6: sm_100"),

@@ -90,25 +90,56 @@ _TCGEN05_LD_SHAPES = "shape=32x32b|16x64b|16x128b|16x256b|16x32bx2"
 _TCGEN05_NUMS = "num=x1|x2|x4|x8|x16|x32|x64|x128"
 _WGMMA_SHAPE = r"shape=/m64n\d+k\d+/"
 _MBARRIER_SPACE = "space=shared|shared::cta|shared::cluster"
+# ptxas accepts (and ignores) a matrix layout on these.
+_LAYOUT_IGNORED = "ignored_by_ptxas=row|col#9"
 _MBARRIER_SCOPE = "scope=cta|cluster"
 # A memory-ordering semantic needs a scope, and a scope a semantic (ptxas: "requires order").
 _ORDER_AND_SCOPE = "release>scope acquire>scope relaxed>scope cta>sem cluster>sem gpu>sem sys>sem"
 _MBARRIER_WAIT = f"parity^ sem=acquire|relaxed {_MBARRIER_SCOPE} space=shared|shared::cta type=b64!"
 _DECOMPRESSION = "b8x16>src_fmt b6x16_p32>dst_fmt b4x16_p64>dst_fmt"
 
+_MMA_SHAPE = "shape=m8n8k4|m8n8k16|m8n8k32|m8n8k128|m16n8k4|m16n8k8|m16n8k16|m16n8k32|m16n8k64|m16n8k128|m16n8k256"
+_MMA_KIND = "kind=kind::f8f6f4|kind::mxf8f6f4|kind::mxf4|kind::mxf4nvf4"
+_MMA_SCALE_VEC = "scale_vec=scale_vec::1X|scale_vec::2X|scale_vec::4X"
+_MMA_TYPES = "f16|f32|f64|bf16|tf32|s8|u8|s4|u4|b1|s32|e4m3|e5m2|e3m2|e2m3|e2m1|ue8m0|ue4m3"
+_WMMA_SHAPE = "shape=m16n16k16|m8n32k16|m32n8k16|m8n8k32|m8n8k128|m16n16k8|m8n8k4"
+_WMMA_SPACE = "space=global|shared|shared::cta"
+_WMMA_TYPES = "f16|f32|s32|f64|bf16|tf32|s8|u8|s4|u4|b1"
+_L2_HINT = "hint=L2::cache_hint"
+# Vector and packed types ptxas accepts (and ignores) among the types of the matrix instructions.
+# Rounding is for double precision, the bit operations for single-bit inputs, saturation for
+# integers; block scaling needs a block-scaled kind.
+_MMA_REQUIREMENTS = ("rn>f64 rz>f64 rm>f64 rp>f64 xor>b1 and>b1 popc>b1 xor>popc and>popc popc>op satfinite>s32 "
+                     "block_scale>kind scale_vec::1X>block_scale scale_vec::2X>block_scale scale_vec::4X>block_scale")
+_MMA_IGNORED = "ignored_by_ptxas=bf16x2|v4#9"
+_WMMA_LOAD_STORE_IGNORED = "ignored_by_ptxas=v8#9"  # on the A and B fragments
+_WMMA_MMA_IGNORED = "ignored_by_ptxas=pred#9"
+# `.weak` has no scope; a scope needs an order; `.acc::f32` accumulates half-precision types only.
+_WEAK_HAS_NO_SCOPE = " ".join(f"weak+{scope}" for scope in ("cta", "cluster", "gpu", "sys"))
+_MULTIMEM_EXCLUSIONS = _WEAK_HAS_NO_SCOPE + " " + " ".join(
+    [f"{acc}+{kind}" for acc in ("acc::f32", "acc::f16") for kind in ("b32", "b64", "u32", "u64", "s32", "s64", "f32", "f64")])
+_MULTIMEM_ORDER = "relaxed>scope acquire>scope release>scope cta>sem cluster>sem gpu>sem sys>sem"
+# (opcode, its `.aligned` slot, modifiers ptxas ignores on its sync and arrive forms)
+# The im2col modes need three dimensions or more.
+_IM2COL_DIMENSIONS = " ".join(
+    f"{dim}+{mode}" for dim in ("1d", "2d") for mode in ("im2col", "im2col_no_offs", "im2col::w", "im2col::w::128"))
+_BARRIERS = (("barrier", "aligned", ""), ("barrier.cta", "aligned", ""), ("bar", "", " ignored_by_ptxas=all|any#9"),
+             ("bar.cta", "", " ignored_by_ptxas=all|any#9"))
+_MULTIMEM_TYPES = ("b32|b64|u32|u64|s32|s64|f32|f64|f16|f16x2|bf16|bf16x2|e5m2|e5m2x2|e5m2x4|e4m3|e4m3x2|e4m3x4")
+
 GRAMMARS: tuple[Grammar, ...] = (
     # --- tcgen05 (§9.7.16)
     _grammar("tcgen05.alloc", f"{_CTA_GROUP}! sync! aligned! space=shared::cta type=b32!"),
     _grammar("tcgen05.dealloc", f"{_CTA_GROUP}! sync! aligned! type=b32!"),
     _grammar("tcgen05.relinquish_alloc_permit", f"{_CTA_GROUP}! sync! aligned!"),
-    _grammar("tcgen05.ld", f"sync! aligned {_TCGEN05_LD_SHAPES}! {_TCGEN05_NUMS}! pack=pack::16b type=b32!"),
-    _grammar("tcgen05.ld.red", f"sync! aligned shape=32x32b|16x32bx2! {_TCGEN05_NUMS}! op=min|max! abs NaN type=f32|u32|s32!",
+    _grammar("tcgen05.ld", f"sync! aligned {_TCGEN05_LD_SHAPES}! {_TCGEN05_NUMS}! pack=pack::16b type=b32! " + _LAYOUT_IGNORED),
+    _grammar("tcgen05.ld.red", f"sync! aligned shape=32x32b|16x32bx2! {_TCGEN05_NUMS}! op=min|max! abs NaN type=f32|u32|s32! " + _LAYOUT_IGNORED,
              "u32+abs s32+abs u32+NaN s32+NaN"),
-    _grammar("tcgen05.st", f"sync! aligned {_TCGEN05_LD_SHAPES}! {_TCGEN05_NUMS}! unpack=unpack::16b type=b32!"),
+    _grammar("tcgen05.st", f"sync! aligned {_TCGEN05_LD_SHAPES}! {_TCGEN05_NUMS}! unpack=unpack::16b type=b32! " + _LAYOUT_IGNORED),
     _grammar("tcgen05.wait::ld", "sync! aligned!"),
     _grammar("tcgen05.wait::st", "sync! aligned!"),
     _grammar("tcgen05.cp", f"{_CTA_GROUP}! shape=128x256b|4x256b|128x128b|64x128b|32x128b! "
-             "multicast=warpx2::02_13|warpx2::01_23|warpx4 dst_fmt=b8x16 src_fmt=b6x16_p32|b4x16_p64",
+             "multicast=warpx2::02_13|warpx2::01_23|warpx4 dst_fmt=b8x16 src_fmt=b6x16_p32|b4x16_p64 " + _LAYOUT_IGNORED,
              requirements=_DECOMPRESSION),
     _grammar("tcgen05.shift", f"{_CTA_GROUP}! down!"),
     _grammar("tcgen05.commit", f"{_CTA_GROUP}! completion=mbarrier::arrive::one! space=shared::cluster "
@@ -155,24 +186,88 @@ GRAMMARS: tuple[Grammar, ...] = (
              f"{_SCOPE}! sync! aligned!"),
     # --- matrix loads and stores (§9.7.14.5.15–17)
     _grammar("ldmatrix", "sync! aligned! shape=m8n8|m16n16|m8n16! num=x1|x2|x4! trans space=shared|shared::cta "
-             "type=b16|b8|b8x16! src_fmt=b6x16_p32|b4x16_p64",
+             "type=b16|b8|b8x16! src_fmt=b6x16_p32|b4x16_p64 " + _LAYOUT_IGNORED,
              "m8n8+b8 m8n8+b8x16 m16n16+b16 m8n16+b16 m8n16+b8 m8n16+trans",
              "m16n16>trans b8x16>src_fmt b6x16_p32>b8x16 b4x16_p64>b8x16"),
-    _grammar("stmatrix", "sync! aligned! shape=m8n8|m16n8! num=x1|x2|x4! trans space=shared|shared::cta type=b16|b8!",
+    _grammar("stmatrix", "sync! aligned! shape=m8n8|m16n8! num=x1|x2|x4! trans space=shared|shared::cta type=b16|b8! " + _LAYOUT_IGNORED,
              "m8n8+b8 m16n8+b16", "m16n8>trans"),
     # --- wgmma (§9.7.15)
     _grammar("wgmma.fence", "sync! aligned"),
     _grammar("wgmma.commit_group", "sync! aligned"),
     _grammar("wgmma.wait_group", "sync! aligned"),
     *(_grammar(name, f"sync! aligned {_WGMMA_SHAPE}! satfinite "
-               "type=f16|f32|bf16|tf32|e4m3|e5m2|s32|s8|u8|b1!#3 op=and popc ignored_by_ptxas=pred|v4#9",
+               "type=f16|f32|bf16|tf32|e4m3|e5m2|s32|s8|u8|b1!#3 op=and popc ignored_by_ptxas=pred|v4|row|col#9",
                "satfinite+f16 satfinite+f32 satfinite+bf16 satfinite+tf32 satfinite+e4m3 satfinite+e5m2",
                "and>popc popc>and and>b1") for name in ("wgmma.mma_async", "wgmma.mma_async.sp")),
 )
 
-# ptxas accepts the decompression formats on any instruction (and ignores them there); ptxlint
-# reports them only where they mean something (DISAGREEMENTS.md).
-IGNORED_BY_PTXAS = frozenset({"b8x16", "b6x16_p32", "b4x16_p64"})
+GRAMMARS += (
+    # --- warp-level matrix multiply (§9.7.14.4–6)
+    *(_grammar(name, f"sync! aligned! {_MMA_SHAPE}! layout=row|col!#2 satfinite {_MMA_KIND} block_scale "
+               f"{_MMA_SCALE_VEC} type={_MMA_TYPES}#6 rounding=rn|rz|rm|rp op=xor|and popc {lenient}",
+               requirements=_MMA_REQUIREMENTS)
+      for name, lenient in (("mma", "ignored_by_ptxas=bf16x2#9"), ("mma.sp", _MMA_IGNORED),
+                            ("mma.sp::ordered_metadata", _MMA_IGNORED))),
+    *(_grammar(f"wmma.load.{matrix}", f"sync! aligned! layout=row|col! {_WMMA_SHAPE}! {_WMMA_SPACE} type={_WMMA_TYPES}! "
+               + lenient)
+      for matrix, lenient in (("a", _WMMA_LOAD_STORE_IGNORED), ("b", _WMMA_LOAD_STORE_IGNORED), ("c", ""))),
+    _grammar("wmma.store.d", f"sync! aligned! layout=row|col! {_WMMA_SHAPE}! {_WMMA_SPACE} type={_WMMA_TYPES}!"),
+    _grammar("wmma.mma", f"sync! aligned! layout=row|col!#2 {_WMMA_SHAPE}! type={_WMMA_TYPES}#4 satfinite "
+             "rounding=rn|rz|rm|rp op=xor|and popc " + _WMMA_MMA_IGNORED, requirements=_MMA_REQUIREMENTS),
+    # --- asynchronous copies (§9.7.9.25)
+    _grammar("cp.async", f"cache=ca|cg! space=shared|shared::cta! src=global! {_L2_HINT} prefetch=L2::64B|L2::128B|L2::256B"),
+    _grammar("cp.async.commit_group", ""),
+    _grammar("cp.async.wait_group", ""),
+    _grammar("cp.async.wait_all", ""),
+    _grammar("cp.async.mbarrier.arrive", "noinc space=shared|shared::cta type=b64!"),
+    _grammar("cp.async.bulk", "dst=shared::cluster|shared::cta|global! src=global|shared::cta! "
+             f"completion=mbarrier::complete_tx::bytes|bulk_group! multicast=multicast::cluster {_L2_HINT} cp_mask "
+             "ignored_by_ptxas=cta|cluster|gpu|sys#9", "shared::cluster+cp_mask"),
+    _grammar("cp.async.bulk.tensor", f"dim=1d|2d|3d|4d|5d! dst=shared::cluster|shared::cta|global! src=global|shared::cta! "
+             f"load_mode=tile|im2col|im2col_no_offs|tile::gather4|tile::scatter4|im2col::w|im2col::w::128 {_CTA_GROUP} "
+             f"completion=mbarrier::complete_tx::bytes|bulk_group! multicast=multicast::cluster {_L2_HINT}",
+             # gathers load; scatters and im2col_no_offs store
+             _IM2COL_DIMENSIONS + " mbarrier::complete_tx::bytes+im2col_no_offs mbarrier::complete_tx::bytes+tile::scatter4 "
+             "bulk_group+tile::gather4"),
+    _grammar("cp.async.bulk.prefetch", f"level=L2! src=global! {_L2_HINT}"),
+    _grammar("cp.async.bulk.prefetch.tensor", f"dim=1d|2d|3d|4d|5d! level=L2! src=global! "
+             f"load_mode=tile|im2col|im2col_no_offs|tile::gather4|im2col::w|im2col::w::128 {_L2_HINT}", _IM2COL_DIMENSIONS),
+    _grammar("cp.async.bulk.commit_group", ""),
+    _grammar("cp.async.bulk.wait_group", "read"),
+    # --- st.async, red.async (§9.7.9.12, §9.7.13.6)
+    _grammar("st.async", "sem=weak|release mmio scope=cluster|gpu|sys space=shared::cluster|global "
+             "completion=mbarrier::complete_tx::bytes vec=v2|v4 "
+             "type=b8|b16|b32|b64|u8|u16|u32|u64|s8|s16|s32|s64|f32|f64!",
+             "weak+cluster weak+gpu weak+sys shared::cluster+gpu shared::cluster+sys"),
+    # --- grid-wide barriers (§9.7.13.1)
+    # `.arrive` and `.red` must follow the opcode (or `.cta`) directly, even past modifiers ptxas
+    # otherwise ignores; `.sync` need not. `bar` is `barrier` with `.aligned` implied.
+    *(_grammar(name, "sync! " + aligned + lenient) for name, aligned, lenient in _BARRIERS),
+    *(_grammar(f"{name}.arrive", aligned + lenient) for name, aligned, lenient in _BARRIERS),
+    *(_grammar(f"{name}.red", "op=popc|and|or! type=u32|pred! " + aligned + lenient, "popc+pred and+u32 or+u32")
+      for name, aligned, lenient in _BARRIERS),
+    # --- tensor maps (§9.7.9.28)
+    _grammar("tensormap.replace", "mode=tile! field=global_address|rank|box_dim|global_dim|global_stride|element_stride|"
+             "elemtype|interleave_layout|swizzle_mode|swizzle_atomicity|fill_mode! space=global|shared::cta "
+             "size=b1024! type=b32|b64!"),
+    # --- multimem (§9.7.9.16)
+    _grammar("multimem.ld_reduce", f"sem=weak|relaxed|acquire {_SCOPE} space=global ignored_by_ptxas=pred#9 op=min|max|add|and|or|xor! "
+             f"acc=acc::f32|acc::f16 vec=v2|v4|v8 type={_MULTIMEM_TYPES}!", _MULTIMEM_EXCLUSIONS, _MULTIMEM_ORDER),
+    _grammar("multimem.st", f"sem=weak|relaxed|release {_SCOPE} space=global ignored_by_ptxas=pred#9 vec=v2|v4|v8 "
+             f"type={_MULTIMEM_TYPES}!", _WEAK_HAS_NO_SCOPE, _MULTIMEM_ORDER),
+    _grammar("multimem.red", f"sem=relaxed|release {_SCOPE} space=global ignored_by_ptxas=pred#9 op=min|max|add|and|or|xor|inc|dec! "
+             f"vec=v2|v4|v8 type={_MULTIMEM_TYPES}!", _WEAK_HAS_NO_SCOPE, _MULTIMEM_ORDER),
+)
+
+# Modifiers ptxas accepts (and ignores) on any instruction: the decompression formats, matrix
+# layouts, accumulator types and tensor-map fields. ptxlint reports them only where they mean
+# something (DISAGREEMENTS.md).
+IGNORED_BY_PTXAS = frozenset({
+    "b8x16", "b6x16_p32", "b4x16_p64", "acc::f16", "acc::f32",
+    # the tensor-map field names of tensormap.replace
+    "global_address", "rank", "box_dim", "global_dim", "global_stride", "element_stride", "elemtype",
+    "interleave_layout", "swizzle_mode", "swizzle_atomicity", "fill_mode",
+})
 
 _BY_NAME = {grammar.instruction: grammar for grammar in GRAMMARS}
 JUDGED_BASES = frozenset(grammar.instruction.split(".")[0] for grammar in GRAMMARS)
@@ -181,7 +276,7 @@ JUDGED_BASES = frozenset(grammar.instruction.split(".")[0] for grammar in GRAMMA
 @lru_cache(maxsize=4096)
 def grammar_of(base: str, modifiers: tuple[str, ...]) -> tuple[Grammar, int] | None:
     """The grammar of this opcode and how many modifiers name its operation (`tcgen05.ld.red`: 2)."""
-    for words in range(min(len(modifiers), 3), -1, -1):
+    for words in range(min(len(modifiers), 4), -1, -1):
         grammar = _BY_NAME.get(".".join((base, *modifiers[:words])))
         if grammar is not None:
             return grammar, words
@@ -225,7 +320,9 @@ def grammar_problems(base: str, modifiers: tuple[str, ...], target_number: int =
     problems = []
     filled: dict[str, list[int]] = {}
     for index, modifier in enumerate(qualifiers, operation_words):
-        slot = grammar.slot_of(modifier)
+        # A value several slots take (`.global` as destination and source) fills the first with room.
+        slot = next((s for s in grammar.slots if s.takes(modifier) and len(filled.get(s.name, ())) < s.count),
+                    grammar.slot_of(modifier))
         if slot is not None:
             filled.setdefault(slot.name, []).append(index)
         elif modifier not in IGNORED_BY_PTXAS:
