@@ -30,7 +30,7 @@ CASES_PER_MODULE = 400
 # Declarations every case kernel starts with; cases use these names only.
 PRELUDE = (
     ".reg .b32 %r<260>; .reg .b64 %rd<40>; .reg .pred %p<8>; .reg .f32 %f<140>; "
-    ".reg .f64 %fd<8>; .reg .b16 %h<8>; "
+    ".reg .f64 %fd<8>; .reg .b16 %h<8>; .reg .b8 %rc<4>; "
     ".shared .align 16 .b64 mbar; .shared .align 16 .b8 smem[1024];"
 )
 HEADER_LINES = 3  # .version, .target, .address_size

@@ -86,6 +86,8 @@ GATES: tuple[tuple[str, str | None, str], ...] = (
     ("st.async", None, "8.1: sm_90"),
     ("st.async", "release", "8.7: sm_100"),
     ("red.async", None, "8.1: sm_90"),
+    ("red.async", "release", "8.7: sm_100"),
+    ("red.async", "mmio", "8.7: sm_100"),
     ("st.bulk", None, "8.6: sm_100"),
     ("multimem", None, "8.1: sm_90"),
     ("clusterlaunchcontrol", None, "8.6: sm_100"),
@@ -125,6 +127,22 @@ GATES: tuple[tuple[str, str | None, str], ...] = (
     *(("mma", qualifier, "8.7: sm_120a; 8.8: sm_120f") for qualifier in (
         "kind::f8f6f4", "kind::mxf8f6f4", "block_scale", "scale_vec::1X", "scale_vec::2X", "e3m2", "e2m3", "e2m1", "ue8m0")),
     *(("mma", qualifier, "8.7: sm_120a sm_121a") for qualifier in ("kind::mxf4", "kind::mxf4nvf4", "scale_vec::4X", "ue4m3")),
+    # --- loads, stores, atomics (§9.7.9.8–9, §9.7.13.5–6)
+    *((instruction, qualifier, availability) for instruction in ("ld", "st", "atom", "red") for qualifier, availability in (
+        ("cluster", "7.8: sm_90"), ("shared::cluster", "7.8: sm_90"), ("shared::cta", "7.8: sm_30"))),
+    *((instruction, qualifier, "7.4: sm_70") for instruction in ("ld", "st") for qualifier in (
+        "L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::evict_last", "L1::no_allocate",
+        "L2::64B", "L2::128B", "L2::256B")),
+    *((instruction, qualifier, "8.8: sm_100") for instruction in ("ld", "st") for qualifier in (
+        "v8", "L2::evict_normal", "L2::evict_first", "L2::evict_last")),
+    ("ld", "mmio", "8.2: sm_70"),
+    *((instruction, "param::entry", "8.3: sm_30") for instruction in ("ld", "st")),
+    ("st", "mmio", "8.2: sm_70"),
+    # --- conversions with narrow floats (§9.7.9.21)
+    ("cvt", "e4m3x2", "8.1: sm_89; 7.8: sm_90"),
+    ("cvt", "e5m2x2", "8.1: sm_89; 7.8: sm_90"),
+    *(("cvt", qualifier, _BLACKWELL_EXTRAS) for qualifier in ("e2m1x2", "e2m3x2", "e3m2x2", "ue8m0x2")),
+    ("cvt", "rs", "8.7: sm_100a; 8.8: sm_103a"),
     # --- arithmetic
     ("add", "f32x2", "8.6: sm_100"),
     ("sub", "f32x2", "8.6: sm_100"),

@@ -55,6 +55,9 @@ class Grammar:
     exclusions: tuple[tuple[str, str], ...] = ()
     # (value, what it needs): a value or a slot name (`.release` needs a scope).
     requirements: tuple[tuple[str, str], ...] = ()
+    # The grammar judges only opcodes carrying one of these (`cvt` with a narrow float type);
+    # empty: every opcode of the instruction.
+    when: frozenset[str] = frozenset()
 
     def slot_of(self, modifier: str) -> Slot | None:
         return next((slot for slot in self.slots if slot.takes(modifier)), None)
@@ -72,7 +75,7 @@ def _parse_slot(text: str) -> Slot:
     return Slot(name, literal, patterns, bool(bang), int(required_from or 0), int(count or 1), first)
 
 
-def _grammar(instruction: str, slots: str, exclusions: str = "", requirements: str = "") -> Grammar:
+def _grammar(instruction: str, slots: str, exclusions: str = "", requirements: str = "", when: str = "") -> Grammar:
     """``exclusions``: `a+b` pairs that may not appear together; ``requirements``: `a>b`, value
     `a` needs value or slot `b`."""
     return Grammar(
@@ -80,6 +83,7 @@ def _grammar(instruction: str, slots: str, exclusions: str = "", requirements: s
         tuple(_parse_slot(word) for word in slots.split()),
         tuple(tuple(pair.split("+")) for pair in exclusions.split()),  # type: ignore[misc]
         tuple(tuple(pair.split(">")) for pair in requirements.split()),  # type: ignore[misc]
+        frozenset(when.split()),
     )
 
 
@@ -123,6 +127,44 @@ _MULTIMEM_ORDER = "relaxed>scope acquire>scope release>scope cta>sem cluster>sem
 # The im2col modes need three dimensions or more.
 _IM2COL_DIMENSIONS = " ".join(
     f"{dim}+{mode}" for dim in ("1d", "2d") for mode in ("im2col", "im2col_no_offs", "im2col::w", "im2col::w::128"))
+_ATOMIC_TYPES = "b16|b32|b64|b128|u32|u64|s32|s64|f32|f64|f16|f16x2|bf16|bf16x2"
+_NARROW_FLOATS = ("e4m3x2 e5m2x2 e2m1x2 e2m3x2 e3m2x2 ue8m0x2 e4m3x4 e5m2x4 e2m1x4 e2m3x4 e3m2x4")
+_CVT_TYPES = "|".join(_NARROW_FLOATS.split()) + "|f32|f16x2|bf16x2|f16|bf16"
+# Bit operations take bit types, increment and decrement unsigned words; half-precision atomics
+# need `.noftz`.
+_ATOMIC_REQUIREMENTS = (
+    "and>b32|b64 or>b32|b64 xor>b32|b64 inc>u32 dec>u32 noftz>f16|f16x2|bf16|bf16x2 "
+    "f16>noftz f16x2>noftz bf16>noftz bf16x2>noftz"
+)
+_L1_EVICTION = ("L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::evict_last", "L1::no_allocate")
+_L2_EVICTION = ("L2::evict_normal", "L2::evict_first", "L2::evict_last")
+_LD_SPACES = "space=global|shared|shared::cta|shared::cluster|local|const|param|param::entry|param::func"
+_ST_SPACES = "space=global|shared|shared::cta|shared::cluster|local|param|param::func"
+_LD_ST_COMMON = (
+    f"{_SCOPE} l1={'|'.join(_L1_EVICTION)} l2={'|'.join(_L2_EVICTION)} {_L2_HINT} vec=v2|v4|v8 "
+    "type=b8|b16|b32|b64|b128|u8|u16|u32|u64|s8|s16|s32|s64|f16|f16x2|bf16|bf16x2|f32|f64!"
+)
+# Memory ordering excludes cache operators, the non-coherent path and local memory; `.weak` and
+# `.volatile` take no scope; L1 eviction hints are for global memory and plain loads.
+_ORDERED = ("volatile", "relaxed", "acquire", "release")
+_LD_ST_EXCLUSIONS = " ".join(
+    [f"{sem}+{cache}" for sem in (*_ORDERED, *_L1_EVICTION) for cache in ("ca", "cg", "cs", "lu", "cv", "wb", "wt")]
+    + [f"{sem}+{scope}" for sem in ("weak", "volatile") for scope in ("cta", "cluster", "gpu", "sys")]
+    + [f"{sem}+nc" for sem in (*_ORDERED, "weak")]
+    + [f"{sem}+{space}" for sem in _ORDERED for space in ("local", "const", "param")]
+    + ["nc+cv", "nc+lu"]
+    + [f"{hint}+{space}" for hint in _L1_EVICTION for space in ("shared", "shared::cta", "shared::cluster", "local")]
+    + [f"{hint}+volatile" for hint in _L1_EVICTION]
+    + [f"v8+{space}" for space in ("shared", "shared::cta", "shared::cluster", "local", "const", "param")]
+    + [f"L2::cache_hint+{other}" for other in ("shared", "shared::cta", "shared::cluster", "local", "volatile")]
+    # `.mmio` is a relaxed, system-scope, scalar access to global memory without cache hints
+    + [f"mmio+{other}" for other in ("v2", "v4", "v8", "cta", "cluster", "gpu", "shared", "shared::cta", "shared::cluster",
+                                      "local", *_L1_EVICTION, "L2::64B", "L2::128B", "L2::256B")]
+)
+_LD_ST_REQUIREMENTS = (
+    "relaxed>scope acquire>scope release>scope cta>sem cluster>sem gpu>sem sys>sem mmio>relaxed mmio>sys "
+    + " ".join(f"{hint}>v8|v4" for hint in _L2_EVICTION)
+)
 _BARRIERS = (("barrier", "aligned", ""), ("barrier.cta", "aligned", ""), ("bar", "", " ignored_by_ptxas=all|any#9"),
              ("bar.cta", "", " ignored_by_ptxas=all|any#9"))
 _MULTIMEM_TYPES = ("b32|b64|u32|u64|s32|s64|f32|f64|f16|f16x2|bf16|bf16x2|e5m2|e5m2x2|e5m2x4|e4m3|e4m3x2|e4m3x4")
@@ -259,6 +301,31 @@ GRAMMARS += (
              f"vec=v2|v4|v8 type={_MULTIMEM_TYPES}!", _WEAK_HAS_NO_SCOPE, _MULTIMEM_ORDER),
 )
 
+GRAMMARS += (
+    # --- atomics and reductions with scopes (§9.7.13.5–6)
+    _grammar("atom", f"sem=relaxed|acquire|release|acq_rel {_SCOPE} space=global|shared|shared::cta|shared::cluster "
+             f"op=and|or|xor|cas|exch|add|inc|dec|min|max! noftz {_L2_HINT} vec=v2|v4|v8 type={_ATOMIC_TYPES}! "
+             "ignored_by_ptxas=pred#9", requirements=_ATOMIC_REQUIREMENTS),
+    _grammar("red", f"sem=relaxed|release {_SCOPE} space=global|shared|shared::cta|shared::cluster "
+             f"op=and|or|xor|add|inc|dec|min|max! noftz {_L2_HINT} vec=v2|v4|v8 type={_ATOMIC_TYPES}! "
+             "ignored_by_ptxas=pred#9", requirements=_ATOMIC_REQUIREMENTS),
+    _grammar("red.async", "sem=relaxed|release! scope=cluster|gpu|sys space=shared::cluster|global "
+             "completion=mbarrier::complete_tx::bytes op=and|or|xor|add|inc|dec|min|max! mmio "
+             f"type={_ATOMIC_TYPES}|u16|s16!",
+             "release+shared::cluster release+mbarrier::complete_tx::bytes release+cluster mmio+shared::cluster",
+             _ATOMIC_REQUIREMENTS),
+    # --- conversions to and from the narrow floats (§9.7.9.21); other cvt forms are not judged
+    # Rounding toward zero or up is for the ue8m0 scale format only, which has no relu.
+    _grammar("cvt", f"rounding=rn|rz|rp|rs! satfinite relu type={_CVT_TYPES}!#2 ignored_by_ptxas=pred#9",
+             "ue8m0x2+relu", "rz>ue8m0x2 rp>ue8m0x2", when=_NARROW_FLOATS),
+    # --- loads and stores (§9.7.9.8–9)
+    _grammar("ld", f"mmio sem=weak|volatile|relaxed|acquire {_LD_SPACES} {_LD_ST_COMMON} nc cache=ca|cg|cs|lu|cv "
+             "prefetch=L2::64B|L2::128B|L2::256B", _LD_ST_EXCLUSIONS, _LD_ST_REQUIREMENTS),
+    _grammar("st", f"mmio sem=weak|volatile|relaxed|release {_ST_SPACES} {_LD_ST_COMMON} cache=wb|cg|cs|wt",
+             _LD_ST_EXCLUSIONS, _LD_ST_REQUIREMENTS),
+    _grammar("st.bulk", "sem=weak space=shared::cta"),
+)
+
 # Modifiers ptxas accepts (and ignores) on any instruction: the decompression formats, matrix
 # layouts, accumulator types and tensor-map fields. ptxlint reports them only where they mean
 # something (DISAGREEMENTS.md).
@@ -279,6 +346,8 @@ def grammar_of(base: str, modifiers: tuple[str, ...]) -> tuple[Grammar, int] | N
     for words in range(min(len(modifiers), 4), -1, -1):
         grammar = _BY_NAME.get(".".join((base, *modifiers[:words])))
         if grammar is not None:
+            if grammar.when and grammar.when.isdisjoint(modifiers):
+                return None
             return grammar, words
     return None
 
@@ -351,9 +420,10 @@ def grammar_problems(base: str, modifiers: tuple[str, ...], target_number: int =
             problems.append(GrammarProblem(
                 modifiers.index(second, operation_words), f"`.{second}` cannot be combined with `.{first}` in `{name}`"))
     for value, needed in grammar.requirements:
-        if value in qualifiers and needed not in qualifiers and needed not in filled:
+        choices = needed.split("|")  # a value or a slot name, or several values any of which will do
+        if value in qualifiers and not any(choice in qualifiers or choice in filled for choice in choices):
             slot = next((s for s in grammar.slots if s.name == needed), None)
-            wanted = _needs(slot) if slot else f"`.{needed}`"
+            wanted = _needs(slot) if slot else " or ".join(f"`.{choice}`" for choice in choices)
             problems.append(GrammarProblem(
                 modifiers.index(value, operation_words), f"`.{value}` on `{name}` needs {wanted}"))
     return tuple(problems)
