@@ -8,12 +8,15 @@ written compactly::
 
     "sync! aligned! shape=32x32b|16x64b! num=x1|x2 pack=pack::16b type=b32!"
 
-Each slot is `name=value|value`, or a single value naming itself; `!` marks a required slot.
-A value written `/regex/` matches modifiers by pattern (the `m64nNk16` shapes). The version and
-the targets each value needs live in :mod:`ptxlint.isa.gating`, beside the instruction's own.
+Each slot is `name=value|value`, or a single value naming itself; `!` marks a required slot
+(`!70`: from sm_70), `^` one that must directly follow the operation words, `#N` a slot filled
+N times (mma's types). A value written `/regex/` matches modifiers by pattern (the `m64nNk16`
+shapes). Besides its slots, a grammar lists values that exclude each other (`a+b`) and values
+that need another value or slot (`a>b`, `a>b|c`). The version and the targets each value needs
+live in :mod:`ptxlint.isa.gating`, beside the instruction's own.
 
 Only instructions listed here are judged, and for them every modifier must belong to some slot.
-The order of modifiers is not judged: ptxas accepts most permutations.
+Order is judged only where ptxas judges it (`^`): it accepts most permutations.
 """
 
 from __future__ import annotations
@@ -41,7 +44,8 @@ class Slot:
         return modifier in self.values or any(p.fullmatch(modifier) for p in self.patterns)
 
     def describe(self) -> str:
-        shown = [f"`.{value}`" for value in self.values] + [f"`{p.pattern}`" for p in self.patterns]
+        # A pattern shows its numbers as N: `m64n\d+k\d+` reads `.m64nNkN`.
+        shown = [f"`.{value}`" for value in self.values] + [f"`.{p.pattern.replace(chr(92) + 'd+', 'N')}`" for p in self.patterns]
         if len(shown) > 8:
             shown = shown[:8] + ["…"]
         return ", ".join(shown[:-1]) + (" or " if len(shown) > 1 else "") + shown[-1]
@@ -326,6 +330,10 @@ GRAMMARS += (
     _grammar("st.bulk", "sem=weak space=shared::cta"),
 )
 
+# The slot of modifiers ptxas accepts and ignores on one instruction (DISAGREEMENTS.md): taken,
+# never suggested.
+IGNORED_SLOT = "ignored_by_ptxas"
+
 # Modifiers ptxas accepts (and ignores) on any instruction: the decompression formats, matrix
 # layouts, accumulator types and tensor-map fields. ptxlint reports them only where they mean
 # something (DISAGREEMENTS.md).
@@ -361,13 +369,14 @@ class GrammarProblem:
 
 def _suggestion(grammar: Grammar, modifier: str) -> str:
     """The values the instruction takes in the slot ``modifier`` most resembles."""
-    values = {value: slot for slot in grammar.slots for value in slot.values}
+    slots = [slot for slot in grammar.slots if slot.name != IGNORED_SLOT]
+    values = {value: slot for slot in slots for value in slot.values}
     close = difflib.get_close_matches(modifier, list(values), n=1, cutoff=0.6)
     if close:
         return f"it takes {values[close[0]].describe()}"
-    if not grammar.slots:
+    if not slots:
         return "it takes no modifiers"
-    return "its modifiers are " + "; ".join(slot.describe() for slot in grammar.slots)
+    return "its modifiers are " + "; ".join(slot.describe() for slot in slots)
 
 
 def _needs(slot: Slot) -> str:
