@@ -142,6 +142,7 @@ _ATOMIC_REQUIREMENTS = (
 )
 _L1_EVICTION = ("L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::evict_last", "L1::no_allocate")
 _L2_EVICTION = ("L2::evict_normal", "L2::evict_first", "L2::evict_last")
+_NOT_GLOBAL = ("shared", "shared::cta", "shared::cluster", "local", "const", "param", "param::entry", "param::func")
 _LD_SPACES = "space=global|shared|shared::cta|shared::cluster|local|const|param|param::entry|param::func"
 _ST_SPACES = "space=global|shared|shared::cta|shared::cluster|local|param|param::func"
 _LD_ST_COMMON = (
@@ -159,7 +160,8 @@ _LD_ST_EXCLUSIONS = " ".join(
     + ["nc+cv", "nc+lu"]
     + [f"{hint}+{space}" for hint in _L1_EVICTION for space in ("shared", "shared::cta", "shared::cluster", "local")]
     + [f"{hint}+volatile" for hint in _L1_EVICTION]
-    + [f"v8+{space}" for space in ("shared", "shared::cta", "shared::cluster", "local", "const", "param")]
+    # 256-bit accesses and their L2 eviction hints are for global (or generic) addresses
+    + [f"{wide}+{space}" for wide in ("v8", *_L2_EVICTION) for space in _NOT_GLOBAL]
     + [f"L2::cache_hint+{other}" for other in ("shared", "shared::cta", "shared::cluster", "local", "volatile")]
     # `.mmio` is a relaxed, system-scope, scalar access to global memory without cache hints
     + [f"mmio+{other}" for other in ("v2", "v4", "v8", "cta", "cluster", "gpu", "shared", "shared::cta", "shared::cluster",
