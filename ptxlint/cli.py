@@ -94,6 +94,7 @@ def _config_options(command):  # type: ignore[no-untyped-def]
     "-p", "--compile-commands", metavar="PATH",
     help="Take each `.cu` file's compiler flags from this compile_commands.json (or the folder holding it).",
 )
+@click.option("--show-all-steps", is_flag=True, help="Print every step of a finding's path, not only the branches that decide it.")
 @click.option("--baseline", "baseline_file", metavar="FILE", help="Hide the findings recorded in FILE.")
 @click.option("--write-baseline", metavar="FILE", help="Record every current finding in FILE and exit 0.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Lint in this many processes.")
@@ -127,6 +128,7 @@ def check(
     map_to_source: bool,
     architectures: tuple[str, ...],
     compile_commands: str | None,
+    show_all_steps: bool,
     baseline_file: str | None,
     write_baseline: str | None,
     jobs: int,
@@ -163,7 +165,9 @@ def check(
         return
     if known is not None:
         results = baseline.apply(results, known)
-    report = Report(tuple(results), rules=ALL_RULES, elapsed=elapsed, map_to_source=map_to_source)
+    report = Report(
+        tuple(results), rules=ALL_RULES, elapsed=elapsed, map_to_source=map_to_source, all_steps=show_all_steps
+    )
     with _output(output_file) as stream:
         _emit(report, output_format, stream, color, statistics, quiet)
     sys.exit(_exit_code(results, exit_zero))

@@ -26,6 +26,9 @@ class Label:
 
     span: Span
     message: str
+    # In a witness path: whether this step decides the path (a branch whose other way avoids the
+    # bug, a loop). Steps that are not essential are shown only on request.
+    essential: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,9 +25,10 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from ptxlint.diagnostics import Diagnostic, FileResult, Severity, SourceFrame
+from ptxlint.diagnostics import Diagnostic, FileResult, Label, Severity, SourceFrame
 from ptxlint.render import Report, notice
 from ptxlint.render.locations import origin_text, span_location
+from ptxlint.render.names import readable
 from ptxlint.render.text import plural, printable
 from ptxlint.source import SourceFile, Span
 
@@ -37,6 +38,7 @@ _LABEL = "bold blue"
 _TAB_WIDTH = 4
 _MAX_EXCERPT = 240  # characters of a source line shown around a finding; longer lines are cut
 _EXCERPT_CONTEXT = 60  # characters shown before the first annotation of a cut line
+MAX_WITNESS_LINES = 8  # steps of a path witness shown without --show-all-steps
 _MAX_SOURCE_BYTES = 16 * 1024 * 1024  # of a CUDA/Triton file read to show the line a finding maps to
 
 
@@ -66,7 +68,7 @@ def render(report: Report, console: Console, show_summary: bool = True) -> None:
     for result in report.results:
         if result.source is not None:
             for diagnostic in result.diagnostics:
-                console.print(diagnostic_text(diagnostic, result.source, report.maps_to_source(result)))
+                console.print(diagnostic_text(diagnostic, result.source, report.maps_to_source(result), report.all_steps))
         if result.error is not None:
             console.print(_file_error(result))
         if notice(result) is not None:
@@ -141,7 +143,9 @@ class _Annotation:
     message: str
 
 
-def diagnostic_text(diagnostic: Diagnostic, source: SourceFile, map_to_source: bool = False) -> Text:
+def diagnostic_text(
+    diagnostic: Diagnostic, source: SourceFile, map_to_source: bool = False, all_steps: bool = False
+) -> Text:
     style = SEVERITY_STYLE[diagnostic.severity]
     annotations = [_Annotation(diagnostic.span, "^", style, "")]
     annotations += [_Annotation(label.span, "-", _LABEL, label.message) for label in diagnostic.labels]
@@ -151,14 +155,14 @@ def diagnostic_text(diagnostic: Diagnostic, source: SourceFile, map_to_source: b
     _header(out, diagnostic, style)
     _pointer(out, diagnostic, source, map_to_source, width)
     _frame(out, source, annotations, width)
-    _witness(out, diagnostic, source, width)
+    _witness(out, diagnostic, source, width, all_steps)
     _footer(out, diagnostic, map_to_source, width)
     return out
 
 
 def _header(out: Text, diagnostic: Diagnostic, style: str) -> None:
     out.append(f"{diagnostic.severity.value}[{diagnostic.code}]", style=style)
-    out.append(f": {printable(diagnostic.message)}\n", style="bold")
+    out.append(f": {printable(readable(diagnostic.message))}\n", style="bold")
 
 
 def _pointer(out: Text, diagnostic: Diagnostic, source: SourceFile, map_to_source: bool, width: int) -> None:
@@ -292,22 +296,54 @@ def _underline(out: Text, source: SourceFile, annotation: _Annotation, width: in
     out.append(" " + " " * indent)
     out.append(annotation.marker * length, style=annotation.style)
     if annotation.message:
-        out.append(" " + printable(annotation.message), style=annotation.style)
+        out.append(" " + printable(readable(annotation.message)), style=annotation.style)
     out.append("\n")
 
 
-def _witness(out: Text, diagnostic: Diagnostic, source: SourceFile, width: int) -> None:
+def _witness(out: Text, diagnostic: Diagnostic, source: SourceFile, width: int, all_steps: bool) -> None:
     if not diagnostic.witness:
         return
     _note_prefix(out, width)
     out.append("path", style="bold")
     out.append(":\n")
-    steps = len(diagnostic.witness)
-    for number, step in enumerate(diagnostic.witness, start=1):
+    steps = shown_steps(diagnostic.witness, all_steps)
+    number_width = len(str(len(diagnostic.witness)))
+    for number, step in steps:
+        if step is None:
+            out.append(" " * (width + 3) + " " * number_width + "  ")
+            out.append(f"… {plural(number, 'more step')}", style="dim")
+            out.append(" (--show-all-steps)\n" if not all_steps else "\n")
+            continue
         location = span_location(source, step.span)
-        out.append(" " * (width + 3) + f"{number:>{len(str(steps))}}. ")
+        out.append(" " * (width + 3) + f"{number:>{number_width}}. ")
         out.append(f"{location.line}:{location.column}", style=_GUTTER)
-        out.append(f" {printable(step.message)}\n")
+        out.append(f" {printable(readable(step.message))}\n")
+
+
+def shown_steps(witness: tuple[Label, ...], all_steps: bool = False) -> list[tuple[int, Label | None]]:
+    """The witness steps to print, numbered as in the whole path: every step with ``all_steps``;
+    otherwise the essential ones (where the path is decided), at most :data:`MAX_WITNESS_LINES`
+    lines. ``(count, None)`` stands for `count` steps left out there."""
+    numbered = list(enumerate(witness, start=1))
+    if all_steps:
+        return list(numbered)
+    essential = [(number, step) for number, step in numbered if step.essential]
+    if len(essential) > MAX_WITNESS_LINES:
+        head = MAX_WITNESS_LINES // 2
+        tail = MAX_WITNESS_LINES - head - 1
+        essential = essential[:head] + [(-1, None)] + essential[-tail:]  # type: ignore[list-item]
+    shown: list[tuple[int, Label | None]] = []
+    previous = 0
+    for number, step in essential:
+        if step is None:
+            continue
+        if number > previous + 1:
+            shown.append((number - previous - 1, None))
+        shown.append((number, step))
+        previous = number
+    if previous < len(witness):
+        shown.append((len(witness) - previous, None))
+    return shown
 
 
 def _footer(out: Text, diagnostic: Diagnostic, map_to_source: bool, width: int) -> None:
@@ -322,11 +358,11 @@ def _footer(out: Text, diagnostic: Diagnostic, map_to_source: bool, width: int) 
     for note in diagnostic.notes:
         _note_prefix(out, width)
         out.append("note", style="bold")
-        out.append(f": {printable(note)}\n")
+        out.append(f": {printable(readable(note))}\n")
     if diagnostic.help:
         _note_prefix(out, width)
         out.append("help", style="bold")
-        out.append(f": {printable(diagnostic.help)}\n")
+        out.append(f": {printable(readable(diagnostic.help))}\n")
 
 
 def _note_prefix(out: Text, width: int) -> None:
