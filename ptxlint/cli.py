@@ -26,6 +26,7 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 DEFAULT_MAX_FILE_SIZE = 256 * 1024 * 1024  # mirrors ptxlint.lint, which is not imported for --help
 _FORMATS = ("full", "concise", "json", "sarif", "github")
 _PROGRESS_THRESHOLD = 20  # files; below this a progress bar only flickers
+_STAGE_PROGRESS_BYTES = 4 * 1024 * 1024  # a single input this large shows what is being done
 
 
 class _DefaultToCheck(click.Group):
@@ -191,7 +192,7 @@ def _lint_inputs(
 
     from ptxlint.diagnostics import FileResult
     from ptxlint.frontends import CompileOptions, FrontEndError, from_triton_cache, modules_of, needs_front_end
-    from ptxlint.lint import lint_paths
+    from ptxlint.lint import input_size, lint_path, lint_paths
     from ptxlint.source import SourceFile
 
     work: list[tuple[str | SourceFile, LintSettings]] = []
@@ -215,8 +216,12 @@ def _lint_inputs(
         for module in modules:
             slots.append((len(work), module.map_to_source))
             work.append((module.source, settings))
-    with _progress(len(work), enabled=not quiet) as tick:
-        linted = lint_paths(work, processes=jobs, on_done=tick)
+    if len(work) == 1 and not quiet and sys.stderr.isatty() and input_size(work[0][0]) >= _STAGE_PROGRESS_BYTES:
+        with _stages(work[0][0]) as on_stage:
+            linted = [lint_path(*work[0], on_stage=on_stage)]
+    else:
+        with _progress(len(work), enabled=not quiet) as tick:
+            linted = lint_paths(work, processes=jobs, on_done=tick)
     return [
         slot if isinstance(slot, FileResult)
         else dataclasses.replace(linted[slot[0]], map_to_source=True) if slot[1] else linted[slot[0]]
@@ -339,6 +344,26 @@ class _progress:
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.__exit__(*exc)
+
+
+class _stages:
+    """A transient status line on stderr naming the stage a single large input is in (parsing,
+    then each rule), so a minute-long analysis does not look hung."""
+
+    def __init__(self, source: object) -> None:
+        self.name = getattr(source, "path", source)
+        self.status = None
+
+    def __enter__(self) -> Callable[[str], None]:
+        from rich.console import Console
+
+        self.status = Console(stderr=True).status(f"{self.name}: starting")
+        self.status.__enter__()
+        return lambda stage: self.status.update(f"{self.name}: {stage}")  # type: ignore[union-attr]
+
+    def __exit__(self, *exc: object) -> None:
+        if self.status is not None:
+            self.status.__exit__(*exc)
 
 
 @main.group()
