@@ -27,7 +27,7 @@ from rich.text import Text
 
 from ptxlint.diagnostics import Diagnostic, FileResult, Label, Severity, SourceFrame
 from ptxlint.render import Report, notice
-from ptxlint.render.locations import origin_text, span_location
+from ptxlint.render.locations import display_path, origin_text, span_location
 from ptxlint.render.names import readable
 from ptxlint.render.text import plural, printable
 from ptxlint.source import SourceFile, Span
@@ -170,7 +170,8 @@ def _pointer(out: Text, diagnostic: Diagnostic, source: SourceFile, map_to_sourc
     ptx = f"{printable(source.path)}:{location.line}:{location.column}"
     if map_to_source and diagnostic.origin:
         out.append(" " * width + "--> ", style=_GUTTER)
-        out.append(printable(str(diagnostic.origin[0])) + "\n")
+        shown = diagnostic.origin[0]
+        out.append(printable(f"{display_path(shown.path)}:{shown.line}" + (f":{shown.column}" if shown.column else "")) + "\n")
         _origin_excerpt(out, diagnostic.origin[0], width, SEVERITY_STYLE[diagnostic.severity])
         out.append(" " * width + "::: ", style=_GUTTER)
         out.append(ptx + "\n")
