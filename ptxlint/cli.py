@@ -26,12 +26,17 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 DEFAULT_MAX_FILE_SIZE = 256 * 1024 * 1024  # mirrors ptxlint.lint, which is not imported for --help
 _FORMATS = ("full", "concise", "json", "sarif", "github")
 _PROGRESS_THRESHOLD = 20  # files; below this a progress bar only flickers
+_STAGE_PROGRESS_BYTES = 4 * 1024 * 1024  # a single input this large shows what is being done
 
 
 class _DefaultToCheck(click.Group):
     """`ptxlint FILE...` means `ptxlint check FILE...`; named subcommands still work."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # `ptxlint kernel.cu -- -I include -std=c++17`: what follows `--` is for the compiler.
+        if "--" in args:
+            split = args.index("--")
+            args, ctx.meta["ptxlint.compiler_flags"] = args[:split], tuple(args[split + 1 :])
         if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
             args = ["check", *args]
         elif not args:
@@ -46,6 +51,8 @@ def main() -> None:
 
     \b
     ptxlint kernel.ptx                 lint files (directories: every *.ptx below them)
+    ptxlint kernel.cu --arch sm_90a    compile CUDA C++ with nvcc and lint its PTX
+    ptxlint libkernels.so              lint the PTX embedded in a binary
     ptxlint rules                      list the rules
     ptxlint rule PTX101                explain one rule
     ptxlint dump ir kernel.ptx         show the intermediate representation
@@ -80,6 +87,15 @@ def _config_options(command):  # type: ignore[no-untyped-def]
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
 @_config_options
 @click.option("--map-to-source", is_flag=True, help="Report findings at the CUDA/Triton line named by `.loc`.")
+@click.option(
+    "--arch", "architectures", multiple=True, metavar="SM",
+    help="Compile `.cu` inputs for this architecture (repeatable; default: `cuda-arch` in the configuration, else sm_100a).",
+)
+@click.option(
+    "-p", "--compile-commands", metavar="PATH",
+    help="Take each `.cu` file's compiler flags from this compile_commands.json (or the folder holding it).",
+)
+@click.option("--show-all-steps", is_flag=True, help="Print every step of a finding's path, not only the branches that decide it.")
 @click.option("--baseline", "baseline_file", metavar="FILE", help="Hide the findings recorded in FILE.")
 @click.option("--write-baseline", metavar="FILE", help="Record every current finding in FILE and exit 0.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Lint in this many processes.")
@@ -111,6 +127,9 @@ def check(
     extend_select: tuple[str, ...],
     ignore: tuple[str, ...],
     map_to_source: bool,
+    architectures: tuple[str, ...],
+    compile_commands: str | None,
+    show_all_steps: bool,
     baseline_file: str | None,
     write_baseline: str | None,
     jobs: int,
@@ -120,34 +139,94 @@ def check(
     max_file_size: int,
     time_budget: float | None,
 ) -> None:
-    """Lint PTX files."""
+    """Lint PTX files, CUDA C++ files (compiled with nvcc) and the PTX inside binaries.
+
+    Compiler flags for `.cu` files follow `--`: `ptxlint kernel.cu -- -I include -std=c++17`."""
     from ptxlint import baseline
-    from ptxlint.lint import InputError, discover, lint_paths
+    from ptxlint.lint import InputError, discover
     from ptxlint.render import Report
     from ptxlint.rules import ALL_RULES
 
     if not paths:
-        raise click.UsageError("no input: give one or more PTX files or directories, or - for stdin")
+        raise click.UsageError("no input: give one or more PTX, CUDA or binary files, directories, or - for stdin")
     resolver = _resolver(config_file, isolated, select, extend_select, ignore)
+    compiler_flags = click.get_current_context().meta.get("ptxlint.compiler_flags", ())
     try:
         files = discover(paths)
-        jobs_list = [(path, _settings_for(resolver, path, max_file_size, time_budget)) for path in files]
         known = baseline.read(baseline_file) if baseline_file else None
     except (InputError, baseline.BaselineError) as error:
         _fail(str(error))
     started = time.perf_counter()
-    with _progress(len(files), enabled=not quiet) as tick:
-        results = lint_paths(jobs_list, processes=jobs, on_done=tick)
+    results = _lint_inputs(
+        files, resolver, max_file_size, time_budget, jobs, quiet, architectures, compiler_flags, compile_commands
+    )
     elapsed = time.perf_counter() - started
     if write_baseline:
         _write_baseline(write_baseline, results, quiet)
         return
     if known is not None:
         results = baseline.apply(results, known)
-    report = Report(tuple(results), rules=ALL_RULES, elapsed=elapsed, map_to_source=map_to_source)
+    report = Report(
+        tuple(results), rules=ALL_RULES, elapsed=elapsed, map_to_source=map_to_source, all_steps=show_all_steps
+    )
     with _output(output_file) as stream:
         _emit(report, output_format, stream, color, statistics, quiet)
     sys.exit(_exit_code(results, exit_zero))
+
+
+def _lint_inputs(
+    files: list[str],
+    resolver: ConfigResolver,
+    max_file_size: int,
+    time_budget: float | None,
+    jobs: int,
+    quiet: bool,
+    architectures: tuple[str, ...],
+    compiler_flags: tuple[str, ...],
+    compile_commands: str | None,
+) -> list[FileResult]:
+    """Turn every input into PTX (compiling `.cu` files, extracting binaries' PTX), lint it, and
+    return one result per PTX module in input order. A front end that fails (nvcc reports an
+    error) prints the tool's own output and leaves an error result: exit code 2."""
+    import dataclasses
+
+    from ptxlint.diagnostics import FileResult
+    from ptxlint.frontends import CompileOptions, FrontEndError, from_triton_cache, modules_of, needs_front_end
+    from ptxlint.lint import input_size, lint_path, lint_paths
+    from ptxlint.source import SourceFile
+
+    work: list[tuple[str | SourceFile, LintSettings]] = []
+    slots: list[FileResult | tuple[int, bool]] = []  # a failure, or (position in work, map to source)
+    for path in files:
+        settings = _settings_for(resolver, path, max_file_size, time_budget)
+        if not needs_front_end(path):
+            slots.append((len(work), from_triton_cache(path)))
+            work.append((path, settings))
+            continue
+        options = CompileOptions(
+            architectures or resolver.for_path(path).cuda_arch, tuple(compiler_flags), compile_commands
+        )
+        try:
+            modules = modules_of(path, options)
+        except FrontEndError as error:
+            if error.output:
+                click.echo(error.output.rstrip("\n"), err=True)
+            slots.append(FileResult(path, error=str(error)))
+            continue
+        for module in modules:
+            slots.append((len(work), module.map_to_source))
+            work.append((module.source, settings))
+    if len(work) == 1 and not quiet and sys.stderr.isatty() and input_size(work[0][0]) >= _STAGE_PROGRESS_BYTES:
+        with _stages(work[0][0]) as on_stage:
+            linted = [lint_path(*work[0], on_stage=on_stage)]
+    else:
+        with _progress(len(work), enabled=not quiet) as tick:
+            linted = lint_paths(work, processes=jobs, on_done=tick)
+    return [
+        slot if isinstance(slot, FileResult)
+        else dataclasses.replace(linted[slot[0]], map_to_source=True) if slot[1] else linted[slot[0]]
+        for slot in slots
+    ]
 
 
 def _resolver(
@@ -265,6 +344,26 @@ class _progress:
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.__exit__(*exc)
+
+
+class _stages:
+    """A transient status line on stderr naming the stage a single large input is in (parsing,
+    then each rule), so a minute-long analysis does not look hung."""
+
+    def __init__(self, source: object) -> None:
+        self.name = getattr(source, "path", source)
+        self.status = None
+
+    def __enter__(self) -> Callable[[str], None]:
+        from rich.console import Console
+
+        self.status = Console(stderr=True).status(f"{self.name}: starting")
+        self.status.__enter__()
+        return lambda stage: self.status.update(f"{self.name}: {stage}")  # type: ignore[union-attr]
+
+    def __exit__(self, *exc: object) -> None:
+        if self.status is not None:
+            self.status.__exit__(*exc)
 
 
 @main.group()

@@ -11,6 +11,7 @@ carry its own settings. `--config FILE` uses one file for everything, `--isolate
     ignore = ["PTX105"]
     assume-1d-block = false                      # an analysis option (ptxlint.context.Options)
     time-budget = 120                            # seconds of analysis per file (0: unlimited)
+    cuda-arch = ["sm_90a", "sm_100a"]            # what `ptxlint kernel.cu` compiles for
 
     [tool.ptxlint.per-file-ignores]
     "generated/*.ptx" = ["PTX4"]
@@ -46,6 +47,8 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 CONFIG_NAMES = ("ptxlint.toml", "pyproject.toml")  # in one directory, the first found wins
 _LIST_KEYS = ("select", "extend-select", "ignore")
+_CUDA_ARCH_KEY = "cuda-arch"
+DEFAULT_CUDA_ARCHITECTURES = ("sm_100a",)
 _TABLE_KEYS = ("per-file-ignores", "severity")
 _OPTION_FIELDS = {field.name.replace("_", "-"): field for field in dataclasses.fields(Options)}
 
@@ -65,6 +68,7 @@ class FileConfig:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     severity: tuple[tuple[str, str], ...] = ()
     options: Mapping[str, Any] = field(default_factory=dict)
+    cuda_arch: tuple[str, ...] | None = None
 
     @property
     def root(self) -> Path:
@@ -89,6 +93,7 @@ class ResolvedConfig:
     options: Options
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...]
     root: Path
+    cuda_arch: tuple[str, ...] = DEFAULT_CUDA_ARCHITECTURES
 
     def rules_for(self, path: str) -> tuple[Rule, ...]:
         """The selected rules less those `per-file-ignores` turns off for ``path``."""
@@ -185,9 +190,9 @@ def load(path: Path) -> FileConfig:
 
 def parse(data: Mapping[str, Any], path: Path | None) -> FileConfig:
     where = str(path) if path else "configuration"
-    unknown = sorted(set(data) - set(_LIST_KEYS) - set(_TABLE_KEYS) - set(_OPTION_FIELDS))
+    unknown = sorted(set(data) - set(_LIST_KEYS) - set(_TABLE_KEYS) - set(_OPTION_FIELDS) - {_CUDA_ARCH_KEY})
     if unknown:
-        known = ", ".join(sorted((*_LIST_KEYS, *_TABLE_KEYS, *_OPTION_FIELDS)))
+        known = ", ".join(sorted((*_LIST_KEYS, *_TABLE_KEYS, *_OPTION_FIELDS, _CUDA_ARCH_KEY)))
         raise ConfigError(f"{where}: unknown setting `{unknown[0]}` (known: {known})")
     lists = {key: _string_list(data[key], f"{where}: `{key}`") for key in _LIST_KEYS if key in data}
     for key, selectors in lists.items():
@@ -200,7 +205,16 @@ def parse(data: Mapping[str, Any], path: Path | None) -> FileConfig:
         per_file_ignores=_per_file_ignores(data.get("per-file-ignores", {}), where),
         severity=_severity_table(data.get("severity", {}), where),
         options=_options(data, where),
+        cuda_arch=_architectures(data[_CUDA_ARCH_KEY], where) if _CUDA_ARCH_KEY in data else None,
     )
+
+
+def _architectures(value: Any, where: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value or not all(isinstance(item, str) and item.startswith("sm_") for item in value):
+        raise ConfigError(f"{where}: `{_CUDA_ARCH_KEY}` must be a list of architectures such as \"sm_100a\"")
+    return tuple(value)
 
 
 def _string_list(value: Any, where: str) -> tuple[str, ...]:
@@ -272,6 +286,7 @@ def resolve(config: FileConfig, command_line: CommandLineSelection = CommandLine
         options=Options(**config.options),
         per_file_ignores=per_file,
         root=config.root,
+        cuda_arch=config.cuda_arch or DEFAULT_CUDA_ARCHITECTURES,
     )
 
 

@@ -26,6 +26,9 @@ class Label:
 
     span: Span
     message: str
+    # In a witness path: whether this step decides the path (a branch whose other way avoids the
+    # bug, a loop). Steps that are not essential are shown only on request.
+    essential: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,3 +79,6 @@ class FileResult:
     error: str | None = None  # an I/O or decoding problem that stopped the file from being linted
     suppressed: int = 0  # findings hidden by `// ptxlint: ignore` comments
     baselined: int = 0  # findings hidden because the baseline file lists them
+    # Report findings at the high-level source line (`.loc`) rather than the PTX line: set for
+    # PTX that ptxlint compiled itself (`kernel.cu`) or that Triton left in its cache.
+    map_to_source: bool = False

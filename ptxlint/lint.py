@@ -111,7 +111,7 @@ def lint_source(source: SourceFile, settings: LintSettings) -> list[Diagnostic]:
     return analyse(source, settings).diagnostics
 
 
-def analyse(source: SourceFile, settings: LintSettings) -> Analysis:
+def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str], None] | None = None) -> Analysis:
     """Lower, run the rules, apply suppressions, then report the suppressions nothing used
     (PTX002 needs every other rule's findings, so it runs last, here, not as an ordinary rule).
 
@@ -124,12 +124,16 @@ def analyse(source: SourceFile, settings: LintSettings) -> Analysis:
     unfinished: list[str] = []
     stopped: str | None = None  # the rule running when the budget ran out
     with deadline.active(), _cycle_collector_paused():
+        if on_stage is not None:
+            on_stage("parsing")
         module = lower(source)
         context = ModuleContext(module, settings.options, deadline)
         for rule in settings.rules:
             if unfinished or deadline.expired:
                 unfinished.append(rule.code)
                 continue
+            if on_stage is not None:
+                on_stage(f"{rule.code} {rule.name}")
             try:
                 found.extend(rule.check(context))
             except BudgetExceeded:
@@ -187,14 +191,19 @@ def _override_severity(diagnostics: list[Diagnostic], severity: Mapping[str, Sev
     ]
 
 
-def lint_path(path: str, settings: LintSettings) -> FileResult:
-    try:
-        source = read_source(path, settings.max_file_size)
-    except (OSError, ValueError) as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        display = "<stdin>" if path == STDIN else path
-        return FileResult(display, error=reason)
-    analysis = analyse(source, settings)
+def lint_path(path: str | SourceFile, settings: LintSettings, on_stage: Callable[[str], None] | None = None) -> FileResult:
+    """Lint one input: a path to read, or PTX a front end already produced. ``on_stage`` hears
+    what the analysis is doing (parsing, then each rule), for a progress display."""
+    if isinstance(path, SourceFile):
+        source = path
+    else:
+        try:
+            source = read_source(path, settings.max_file_size)
+        except (OSError, ValueError) as error:
+            reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+            display = "<stdin>" if path == STDIN else path
+            return FileResult(display, error=reason)
+    analysis = analyse(source, settings, on_stage)
     error = "; ".join(analysis.crashes) or None
     if analysis.notice is not None:
         return PartiallyAnalysedResult(
@@ -210,7 +219,7 @@ def notice_of(result: FileResult) -> str | None:
 
 
 def lint_paths(
-    jobs: Sequence[tuple[str, LintSettings]], processes: int = 1, on_done: Callable[[], None] | None = None
+    jobs: Sequence[tuple[str | SourceFile, LintSettings]], processes: int = 1, on_done: Callable[[], None] | None = None
 ) -> list[FileResult]:
     """Lint every (path, settings) pair, in order. With ``processes`` > 1 the files are spread over
     a process pool: parsing and lowering hold the GIL, so threads would not help. Standard input
@@ -230,7 +239,14 @@ def lint_paths(
     return results  # type: ignore[return-value]  # every position is filled
 
 
-def _size(path: str) -> int:
+def input_size(path: str | SourceFile) -> int:
+    """Bytes of an input (0 when unknown), to order work and decide whether to show progress."""
+    return _size(path)
+
+
+def _size(path: str | SourceFile) -> int:
+    if isinstance(path, SourceFile):
+        return len(path.data)
     try:
         return os.path.getsize(path)
     except OSError:

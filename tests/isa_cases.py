@@ -30,10 +30,11 @@ CASES_PER_MODULE = 400
 # Declarations every case kernel starts with; cases use these names only.
 PRELUDE = (
     ".reg .b32 %r<260>; .reg .b64 %rd<40>; .reg .pred %p<8>; .reg .f32 %f<140>; "
-    ".reg .f64 %fd<8>; .reg .b16 %h<8>; "
+    ".reg .f64 %fd<8>; .reg .b16 %h<8>; .reg .b8 %rc<4>; "
     ".shared .align 16 .b64 mbar; .shared .align 16 .b8 smem[1024];"
 )
 HEADER_LINES = 3  # .version, .target, .address_size
+_LINES_PER_CASE = 6  # .entry, {, prelude, the instruction, ret, }
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,8 @@ def _batch(version: str, target: str, cases: tuple[Case, ...]) -> Batch:
 # ----------------------------------------------------------------------------- the oracle
 
 _ERROR_LINE = re.compile(r", line (\d+); (?:error|fatal)")
+_FATAL_LINE = re.compile(r", line (\d+); fatal")
+_ERROR_LINE_NUMBER = re.compile(r", line (\d+);")
 
 
 def ptxas_version() -> str:
@@ -101,7 +104,8 @@ def _run_ptxas(text: str, arch: str) -> tuple[int, str]:
         handle.write(text)
     try:
         result = subprocess.run(
-            [tool, f"-arch={arch}", "-O0", "-o", os.devnull, handle.name], capture_output=True, text=True, timeout=600
+            [tool, f"-arch={arch}", "-O0", "-o", os.devnull, handle.name], capture_output=True, text=True, timeout=600,
+            preexec_fn=lambda: os.nice(10),  # the oracle shares the machine with the lint under test
         )
     finally:
         os.unlink(handle.name)
@@ -135,6 +139,18 @@ class Oracle:
         lines = {int(number) for number in _ERROR_LINE.findall(stderr)}
         if not lines or any(line <= HEADER_LINES for line in lines):
             return set(range(len(batch.cases))), stderr  # the header itself is rejected
+        fatal = _FATAL_LINE.search(stderr)
+        if fatal and int(fatal.group(1)) in batch.case_lines:
+            # A fatal error (a parse error) stops ptxas there: the cases after it are judged anew.
+            stop = batch.case_lines[int(fatal.group(1))]
+            before = {batch.case_lines[line] for line in lines if line in batch.case_lines and batch.case_lines[line] <= stop}
+            rest = batch.cases[stop + 1 :]
+            if not rest:
+                return before, stderr
+            rejected_rest, stderr_rest = self.rejected_cases(_batch(batch.version, batch.target, rest))
+            shift = _LINES_PER_CASE * (stop + 1)  # the rest's line numbers as in this module
+            stderr_rest = _ERROR_LINE_NUMBER.sub(lambda m: f", line {int(m.group(1)) + shift};", stderr_rest)
+            return before | {stop + 1 + index for index in rejected_rest}, stderr + stderr_rest
         unmapped = [line for line in lines if line not in batch.case_lines]
         if unmapped:  # an error ptxas attributes elsewhere (a kernel-level check): judge one by one
             return self._one_by_one(batch), stderr
@@ -468,8 +484,10 @@ def all_cases() -> list[Case]:
         header_cases, tcgen05_ld_st_cases, tcgen05_target_cases, tcgen05_cp_cases, tcgen05_mma_cases, value_cases,
         matrix_cases, mma_cases, wmma_cases, wgmma_cases, st_async_cases, gated_cases, vector_memory_cases,
     )
+    from isa_forms import form_cases  # the systematic grammar cases build on this module
+
     unique: dict[str, Case] = {}
-    for generate in generators:
+    for generate in (*generators, form_cases):
         for case in generate():
             unique.setdefault(case.key, case)
     return list(unique.values())

@@ -124,9 +124,13 @@ def test_dump_uniformity_fails_clearly_or_works(files: Path) -> None:
 
 
 def test_binary_and_directory_inputs(files: Path) -> None:
-    (files / "blob.ptx").write_bytes(b"\x7fELF\0\0\0")
+    (files / "blob.ptx").write_bytes(b"\x00\x01\x02 not PTX")
     result = invoke("--output-format", "concise", "blob.ptx")
     assert result.exit_code == 2 and "binary file" in result.stdout
+    # An ELF file is a CUDA binary candidate: cuobjdump is asked for its PTX, and says it has none.
+    (files / "broken.so").write_bytes(b"\x7fELF\0\0\0")
+    result = invoke("--output-format", "concise", "broken.so")
+    assert result.exit_code == 2 and "broken.so: error:" in result.stdout and "cuobjdump" in result.stdout
     (files / "empty").mkdir()
     assert invoke("empty").exit_code == 2
 

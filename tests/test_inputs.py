@@ -74,8 +74,9 @@ def test_directory_is_searched_recursively_in_sorted_order(tmp_path: Path) -> No
 
 
 def test_binary_file_is_refused(tmp_path: Path) -> None:
-    (tmp_path / "kernel.cubin").write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(64))
-    result = run(str(tmp_path / "kernel.cubin"))
+    # Not a CUDA binary (those go to cuobjdump, see test_frontends.py): refused as not PTX text.
+    (tmp_path / "picture.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    result = run(str(tmp_path / "picture.png"))
     assert result.returncode == 2
     assert "binary file" in result.stdout + result.stderr
     assert_no_traceback(result)

@@ -89,6 +89,17 @@ def reported(divergence: Divergence, scope: Scope) -> bool:
     return True
 
 
+def execution_cause(site: Site, breaks: Callable[[Divergence], bool]) -> Divergence | None:
+    """Why ``site`` may run with part of its threads, for the rules about divergent control
+    (PTX101, PTX102): the guard or enclosing branch, else a branch earlier on the path that sent
+    the other threads to an exit (they never arrive, yet none of the threads here passed an exit,
+    which is PTX104's case). ``breaks`` says which divergences matter to the collective."""
+    execution = site.facts.execution
+    if execution is not None and breaks(execution):
+        return execution
+    return next((mark for mark in site.facts.exits if mark.kind == "exit-branch" and breaks(mark)), None)
+
+
 def variation(level: Level) -> str:
     """How a condition at ``level`` varies, as a phrase ("varies within a warp")."""
     return {
@@ -103,6 +114,11 @@ def cause_phrase(divergence: Divergence) -> str:
     """"its guard `%p1` varies within a warp" / "the branch on `%p2` … varies within a warp"."""
     if divergence.kind == "guard":
         return f"its guard `{divergence.subject}` {variation(divergence.level)}"
+    if divergence.kind == "exit-branch":
+        return (
+            f"it is past a branch on `{divergence.subject}`, which {variation(divergence.level)}, "
+            "that sends the other threads to an exit"
+        )
     if divergence.kind == "paths":
         return f"the branches on the way (such as the one on `{divergence.subject}`) let only some warps reach it"
     return f"it is inside a branch on `{divergence.subject}`, which {variation(divergence.level)}"
@@ -114,6 +130,8 @@ def cause_labels(divergence: Divergence) -> list[Label]:
         labels = [Label(divergence.span, f"guard `{divergence.subject}` {variation(divergence.level)}")]
     elif divergence.kind == "branch":
         labels = [Label(divergence.span, f"this branch on `{divergence.subject}` {variation(divergence.level)}")]
+    elif divergence.kind == "exit-branch":
+        labels = [Label(divergence.span, f"this branch on `{divergence.subject}` {variation(divergence.level)} and leads to an exit")]
     elif divergence.kind == "paths":
         reach = f" ({divergence.origin.message})" if divergence.origin is not None else ""
         return [Label(divergence.span, f"the paths through this branch and those before it bring whole warps{reach}")]

@@ -157,7 +157,9 @@ class Divergence:
     exit that other threads took. ``span`` points at the guard or branch or exit, ``origin`` at
     the source of its condition."""
 
-    kind: str  # "guard", "branch" or "exit"
+    # "guard", "branch", "exit" (an exit instruction some threads executed before), or
+    # "exit-branch" (a branch that sent some threads to an exit: the others never passed one)
+    kind: str
     level: Level
     index: int  # the instruction: the guarded one, the branch, or the exit (or its branch)
     span: Span
@@ -1860,7 +1862,7 @@ class UniformityAnalysis:
         known = self._divergences.get(key)
         if known is None or known[0] is not value.origin:
             divergence = Divergence("branch", value.level, info.index, instruction.span, _text(condition), value.origin, proven)
-            known = self._divergences[key] = (value.origin, divergence, replace(divergence, kind="exit"))
+            known = self._divergences[key] = (value.origin, divergence, replace(divergence, kind="exit-branch"))
         return known[1]
 
     def _exit_mark(self, divergence: Divergence) -> Divergence:

@@ -31,6 +31,7 @@ GATES: tuple[tuple[str, str | None, str], ...] = (
     ("tcgen05.mma", "kind::i8", "8.6: sm_100a sm_101a; 9.0: sm_110a"),
     # --- wgmma, setmaxnreg (§9.7.15, §9.7.19.5)
     ("wgmma", None, "8.0: sm_90a"),
+    ("wgmma.mma_async.sp", None, "8.2: sm_90a"),
     ("setmaxnreg", None, "8.0: sm_90a; 8.6: sm_100a sm_101a sm_120a; 8.8: sm_100f sm_101f sm_120f; 9.0: sm_110f"),
     # --- warp and cluster synchronisation
     ("elect", None, "8.0: sm_90"),
@@ -40,6 +41,7 @@ GATES: tuple[tuple[str, str | None, str], ...] = (
     ("barrier.cluster", "relaxed", "8.0: sm_90"),
     ("barrier.cluster", "acquire", "8.0: sm_90"),
     ("barrier", "cta", "7.8: sm_30"),
+    ("bar", "cta", "7.8: sm_30"),
     ("bar.warp", None, "6.0: sm_30"),
     ("redux", None, "7.0: sm_80"),
     ("redux", "f32", "8.6: sm_100a; 8.8: sm_100f"),
@@ -50,6 +52,8 @@ GATES: tuple[tuple[str, str | None, str], ...] = (
     ("fence.proxy", None, "7.5: sm_70"),
     ("fence.proxy.async", None, "8.0: sm_90"),
     ("fence.mbarrier_init", None, "8.0: sm_90"),
+    ("fence.proxy.tensormap::generic", None, "8.3: sm_90"),
+    ("tensormap.cp_fenceproxy", None, "8.3: sm_90"),
     # --- mbarrier (§9.7.13.15)
     ("mbarrier", None, "7.0: sm_80"),
     ("mbarrier", "shared::cta", "7.8: sm_80"),
@@ -57,8 +61,24 @@ GATES: tuple[tuple[str, str | None, str], ...] = (
     ("mbarrier.expect_tx", None, "8.0: sm_90"),
     ("mbarrier.complete_tx", None, "8.0: sm_90"),
     ("mbarrier.arrive", "expect_tx", "8.0: sm_90"),
+    ("mbarrier", "release", "8.0: sm_80"),
+    ("mbarrier", "acquire", "8.0: sm_80"),
+    ("mbarrier.arrive", "relaxed", "8.6: sm_90"),
+    ("mbarrier.arrive_drop", "relaxed", "8.6: sm_90"),
+    ("mbarrier.test_wait", "relaxed", "8.6: sm_90"),
+    ("mbarrier.try_wait", "relaxed", "8.6: sm_90"),
+    ("mbarrier", "cta", "8.0: sm_80"),
+    ("mbarrier", "cluster", "8.0: sm_90"),
+    ("mbarrier", "shared::cluster", "8.0: sm_90"),
     # --- asynchronous copies (§9.7.9.25)
     ("cp.async", None, "7.0: sm_80"),
+    *(("cp.async", qualifier, "7.4: sm_80") for qualifier in ("L2::64B", "L2::128B", "L2::256B", "L2::cache_hint")),
+    ("cp.async.mbarrier.arrive", "shared::cta", "7.8: sm_80"),
+    ("cp.async.bulk", "cp_mask", "8.6: sm_100"),
+    *(("cp.async.bulk.tensor", qualifier, "8.6: sm_100") for qualifier in (
+        "tile::gather4", "tile::scatter4", "im2col::w", "im2col::w::128")),
+    ("multimem.ld_reduce", "acc::f32", "8.2: sm_90"),
+    ("multimem.ld_reduce", "acc::f16", "8.6: sm_100a sm_101a sm_120a sm_121a; 8.8: sm_100f sm_101f sm_120f; 9.0: sm_110f"),
     ("cp.async.bulk", None, "8.0: sm_90"),
     ("cp.reduce.async.bulk", None, "8.0: sm_90"),
     ("cp.async.bulk", "cta_group::1", "8.6: sm_100a sm_101a; 8.8: sm_100f sm_101f; 9.0: sm_110f"),
@@ -66,12 +86,15 @@ GATES: tuple[tuple[str, str | None, str], ...] = (
     ("st.async", None, "8.1: sm_90"),
     ("st.async", "release", "8.7: sm_100"),
     ("red.async", None, "8.1: sm_90"),
+    ("red.async", "release", "8.7: sm_100"),
+    ("red.async", "mmio", "8.7: sm_100"),
     ("st.bulk", None, "8.6: sm_100"),
     ("multimem", None, "8.1: sm_90"),
     ("clusterlaunchcontrol", None, "8.6: sm_100"),
     ("tensormap.replace", None, "8.3: sm_90a; " + _BLACKWELL_EXTRAS),
     # --- matrix instructions (§9.7.14)
     ("ldmatrix", None, "6.5: sm_75"),
+    ("ldmatrix", "shared::cta", "7.8: sm_75"),
     ("ldmatrix", "m16n16", _BLACKWELL_EXTRAS),
     ("ldmatrix", "m8n16", _BLACKWELL_EXTRAS),
     ("ldmatrix", "b8", _BLACKWELL_EXTRAS),
@@ -88,7 +111,9 @@ GATES: tuple[tuple[str, str | None, str], ...] = (
     ("wmma", "tf32", "7.0: sm_80"),
     ("wmma", "m16n16k8", "7.0: sm_80"),
     ("wmma", "m8n8k4", "7.0: sm_80"),
+    ("wmma", "shared::cta", "7.8: sm_70"),
     ("mma", None, "6.4: sm_70"),
+    ("mma.sp", None, "7.1: sm_80"),
     ("mma", "m16n8k8", "6.5: sm_75"),
     ("mma", "m8n8k16", "6.5: sm_75"),
     ("mma", "m8n8k32", "6.5: sm_75"),
@@ -98,6 +123,26 @@ GATES: tuple[tuple[str, str | None, str], ...] = (
     ("mma", "tf32", "7.0: sm_80"),
     ("mma", "e4m3", "8.4: sm_89"),
     ("mma", "e5m2", "8.4: sm_89"),
+    # the sm_120 block-scaled and narrow-float forms (§9.7.14.5.14)
+    *(("mma", qualifier, "8.7: sm_120a; 8.8: sm_120f") for qualifier in (
+        "kind::f8f6f4", "kind::mxf8f6f4", "block_scale", "scale_vec::1X", "scale_vec::2X", "e3m2", "e2m3", "e2m1", "ue8m0")),
+    *(("mma", qualifier, "8.7: sm_120a sm_121a") for qualifier in ("kind::mxf4", "kind::mxf4nvf4", "scale_vec::4X", "ue4m3")),
+    # --- loads, stores, atomics (§9.7.9.8–9, §9.7.13.5–6)
+    *((instruction, qualifier, availability) for instruction in ("ld", "st", "atom", "red") for qualifier, availability in (
+        ("cluster", "7.8: sm_90"), ("shared::cluster", "7.8: sm_90"), ("shared::cta", "7.8: sm_30"))),
+    *((instruction, qualifier, "7.4: sm_70") for instruction in ("ld", "st") for qualifier in (
+        "L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::evict_last", "L1::no_allocate",
+        "L2::64B", "L2::128B", "L2::256B")),
+    *((instruction, qualifier, "8.8: sm_100") for instruction in ("ld", "st") for qualifier in (
+        "v8", "L2::evict_normal", "L2::evict_first", "L2::evict_last")),
+    ("ld", "mmio", "8.2: sm_70"),
+    *((instruction, "param::entry", "8.3: sm_30") for instruction in ("ld", "st")),
+    ("st", "mmio", "8.2: sm_70"),
+    # --- conversions with narrow floats (§9.7.9.21)
+    ("cvt", "e4m3x2", "8.1: sm_89; 7.8: sm_90"),
+    ("cvt", "e5m2x2", "8.1: sm_89; 7.8: sm_90"),
+    *(("cvt", qualifier, _BLACKWELL_EXTRAS) for qualifier in ("e2m1x2", "e2m3x2", "e3m2x2", "ue8m0x2")),
+    ("cvt", "rs", "8.7: sm_100a; 8.8: sm_103a"),
     # --- arithmetic
     ("add", "f32x2", "8.6: sm_100"),
     ("sub", "f32x2", "8.6: sm_100"),

@@ -27,6 +27,12 @@ class Report:
     rules: tuple[Rule, ...] = ()  # the registry, for SARIF's rule metadata
     elapsed: float | None = None
     map_to_source: bool = False  # make the CUDA source line the primary location
+    all_steps: bool = False  # print every step of path witnesses, not only the deciding ones
+
+    def maps_to_source(self, result: FileResult) -> bool:
+        """Whether ``result``'s findings are shown at their CUDA/Triton line: asked for with
+        `--map-to-source`, or implied by the input (a `.cu` file ptxlint compiled)."""
+        return self.map_to_source or result.map_to_source
 
     @property
     def diagnostic_count(self) -> int:

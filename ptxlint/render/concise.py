@@ -6,16 +6,17 @@ from typing import TextIO
 
 from ptxlint.render import Report, notice
 from ptxlint.render.locations import origin_text, primary_location
+from ptxlint.render.names import readable
 from ptxlint.render.text import printable
 
 
 def render(report: Report, stream: TextIO) -> None:
     for result in report.results:
         for diagnostic in result.diagnostics:
-            location = primary_location(diagnostic, result, report.map_to_source)
+            location = primary_location(diagnostic, result, report.maps_to_source(result))
             position = f"{location.line}:{location.column}" if location.known_column else f"{location.line}"
-            line = f"{printable(location.path)}:{position}: {diagnostic.code} {printable(diagnostic.message)}"
-            if diagnostic.origin and not report.map_to_source:
+            line = f"{printable(location.path)}:{position}: {diagnostic.code} {printable(readable(diagnostic.message))}"
+            if diagnostic.origin and not report.maps_to_source(result):
                 line += f" [{printable(origin_text(diagnostic.origin))}]"
             stream.write(line + "\n")
         if result.error is not None:

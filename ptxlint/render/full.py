@@ -16,6 +16,7 @@ decoration: the text is identical without it.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from typing import TextIO
@@ -24,9 +25,10 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from ptxlint.diagnostics import Diagnostic, FileResult, Severity
+from ptxlint.diagnostics import Diagnostic, FileResult, Label, Severity, SourceFrame
 from ptxlint.render import Report, notice
-from ptxlint.render.locations import origin_text, span_location
+from ptxlint.render.locations import display_path, origin_text, span_location
+from ptxlint.render.names import readable
 from ptxlint.render.text import plural, printable
 from ptxlint.source import SourceFile, Span
 
@@ -36,6 +38,8 @@ _LABEL = "bold blue"
 _TAB_WIDTH = 4
 _MAX_EXCERPT = 240  # characters of a source line shown around a finding; longer lines are cut
 _EXCERPT_CONTEXT = 60  # characters shown before the first annotation of a cut line
+MAX_WITNESS_LINES = 8  # steps of a path witness shown without --show-all-steps
+_MAX_SOURCE_BYTES = 16 * 1024 * 1024  # of a CUDA/Triton file read to show the line a finding maps to
 
 
 def console_for(stream: TextIO, color: str) -> Console:
@@ -64,7 +68,7 @@ def render(report: Report, console: Console, show_summary: bool = True) -> None:
     for result in report.results:
         if result.source is not None:
             for diagnostic in result.diagnostics:
-                console.print(diagnostic_text(diagnostic, result.source, report.map_to_source))
+                console.print(diagnostic_text(diagnostic, result.source, report.maps_to_source(result), report.all_steps))
         if result.error is not None:
             console.print(_file_error(result))
         if notice(result) is not None:
@@ -96,13 +100,19 @@ def summary(report: Report) -> Text:
     unreadable = sum(1 for result in results if result.source is None)
     parts = [plural(counts[severity], severity.value) for severity in Severity if counts[severity]]
     text = Text()
+    checked = plural(len(results) - unreadable, "file")
     if parts:
         text.append("Found " + ", ".join(parts), style="bold")
+        text.append(f" in {checked} checked")
+    elif unreadable:
+        # "All checks passed" would be false: the files that failed were not checked at all.
+        text.append("No findings", style="bold")
+        text.append(f" in {checked} checked")
     else:
         text.append("All checks passed", style="bold green")
-    text.append(f" in {plural(len(results) - unreadable, 'file')} checked")
+        text.append(f" in {checked} checked")
     if unreadable:
-        text.append(f", {plural(unreadable, 'file')} not readable", style="bold red")
+        text.append(f", {plural(unreadable, 'file')} could not be linted", style="bold red")
     partial = sum(1 for result in results if notice(result) is not None)
     if partial:
         text.append(f", {plural(partial, 'file')} partially analysed", style="bold yellow")
@@ -133,7 +143,9 @@ class _Annotation:
     message: str
 
 
-def diagnostic_text(diagnostic: Diagnostic, source: SourceFile, map_to_source: bool = False) -> Text:
+def diagnostic_text(
+    diagnostic: Diagnostic, source: SourceFile, map_to_source: bool = False, all_steps: bool = False
+) -> Text:
     style = SEVERITY_STYLE[diagnostic.severity]
     annotations = [_Annotation(diagnostic.span, "^", style, "")]
     annotations += [_Annotation(label.span, "-", _LABEL, label.message) for label in diagnostic.labels]
@@ -143,14 +155,14 @@ def diagnostic_text(diagnostic: Diagnostic, source: SourceFile, map_to_source: b
     _header(out, diagnostic, style)
     _pointer(out, diagnostic, source, map_to_source, width)
     _frame(out, source, annotations, width)
-    _witness(out, diagnostic, source, width)
+    _witness(out, diagnostic, source, width, all_steps)
     _footer(out, diagnostic, map_to_source, width)
     return out
 
 
 def _header(out: Text, diagnostic: Diagnostic, style: str) -> None:
     out.append(f"{diagnostic.severity.value}[{diagnostic.code}]", style=style)
-    out.append(f": {printable(diagnostic.message)}\n", style="bold")
+    out.append(f": {printable(readable(diagnostic.message))}\n", style="bold")
 
 
 def _pointer(out: Text, diagnostic: Diagnostic, source: SourceFile, map_to_source: bool, width: int) -> None:
@@ -158,12 +170,50 @@ def _pointer(out: Text, diagnostic: Diagnostic, source: SourceFile, map_to_sourc
     ptx = f"{printable(source.path)}:{location.line}:{location.column}"
     if map_to_source and diagnostic.origin:
         out.append(" " * width + "--> ", style=_GUTTER)
-        out.append(printable(str(diagnostic.origin[0])) + "\n")
+        shown = diagnostic.origin[0]
+        out.append(printable(f"{display_path(shown.path)}:{shown.line}" + (f":{shown.column}" if shown.column else "")) + "\n")
+        _origin_excerpt(out, diagnostic.origin[0], width, SEVERITY_STYLE[diagnostic.severity])
         out.append(" " * width + "::: ", style=_GUTTER)
         out.append(ptx + "\n")
     else:
         out.append(" " * width + "--> ", style=_GUTTER)
         out.append(ptx + "\n")
+
+
+def _origin_excerpt(out: Text, frame: SourceFrame, width: int, style: str) -> None:
+    """The CUDA/Triton line a finding maps to, with a caret at the `.loc` column, when that file
+    can be read from here (it usually can: ptxlint compiled it, or Triton just did)."""
+    line = _source_line_of(frame.path, frame.line)
+    if line is None:
+        return
+    number = f"{frame.line}"
+    gutter = max(width, len(number))
+    text = _display(line[:_MAX_EXCERPT])
+    out.append(" " * gutter + " |\n", style=_GUTTER)
+    out.append(f"{number:>{gutter}} |", style=_GUTTER)
+    out.append((" " + text).rstrip() + "\n")
+    if frame.column:
+        indent = cell_len(_display(line[: frame.column - 1]))
+        out.append(" " * gutter + " |", style=_GUTTER)
+        out.append(" " + " " * indent)
+        out.append("^", style=style)
+        out.append("\n")
+
+
+@functools.lru_cache(maxsize=64)
+def _source_lines(path: str) -> tuple[str, ...] | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return tuple(handle.read(_MAX_SOURCE_BYTES).splitlines())
+    except OSError:
+        return None
+
+
+def _source_line_of(path: str, line: int) -> str | None:
+    lines = _source_lines(path)
+    if lines is None or not 1 <= line <= len(lines):
+        return None
+    return lines[line - 1]
 
 
 def _frame(out: Text, source: SourceFile, annotations: list[_Annotation], width: int) -> None:
@@ -247,22 +297,54 @@ def _underline(out: Text, source: SourceFile, annotation: _Annotation, width: in
     out.append(" " + " " * indent)
     out.append(annotation.marker * length, style=annotation.style)
     if annotation.message:
-        out.append(" " + printable(annotation.message), style=annotation.style)
+        out.append(" " + printable(readable(annotation.message)), style=annotation.style)
     out.append("\n")
 
 
-def _witness(out: Text, diagnostic: Diagnostic, source: SourceFile, width: int) -> None:
+def _witness(out: Text, diagnostic: Diagnostic, source: SourceFile, width: int, all_steps: bool) -> None:
     if not diagnostic.witness:
         return
     _note_prefix(out, width)
     out.append("path", style="bold")
     out.append(":\n")
-    steps = len(diagnostic.witness)
-    for number, step in enumerate(diagnostic.witness, start=1):
+    steps = shown_steps(diagnostic.witness, all_steps)
+    number_width = len(str(len(diagnostic.witness)))
+    for number, step in steps:
+        if step is None:
+            out.append(" " * (width + 3) + " " * number_width + "  ")
+            out.append(f"… {plural(number, 'more step')}", style="dim")
+            out.append(" (--show-all-steps)\n" if not all_steps else "\n")
+            continue
         location = span_location(source, step.span)
-        out.append(" " * (width + 3) + f"{number:>{len(str(steps))}}. ")
+        out.append(" " * (width + 3) + f"{number:>{number_width}}. ")
         out.append(f"{location.line}:{location.column}", style=_GUTTER)
-        out.append(f" {printable(step.message)}\n")
+        out.append(f" {printable(readable(step.message))}\n")
+
+
+def shown_steps(witness: tuple[Label, ...], all_steps: bool = False) -> list[tuple[int, Label | None]]:
+    """The witness steps to print, numbered as in the whole path: every step with ``all_steps``;
+    otherwise the essential ones (where the path is decided), at most :data:`MAX_WITNESS_LINES`
+    lines. ``(count, None)`` stands for `count` steps left out there."""
+    numbered = list(enumerate(witness, start=1))
+    if all_steps:
+        return list(numbered)
+    essential = [(number, step) for number, step in numbered if step.essential]
+    if len(essential) > MAX_WITNESS_LINES:
+        head = MAX_WITNESS_LINES // 2
+        tail = MAX_WITNESS_LINES - head - 1
+        essential = essential[:head] + [(-1, None)] + essential[-tail:]  # type: ignore[list-item]
+    shown: list[tuple[int, Label | None]] = []
+    previous = 0
+    for number, step in essential:
+        if step is None:
+            continue
+        if number > previous + 1:
+            shown.append((number - previous - 1, None))
+        shown.append((number, step))
+        previous = number
+    if previous < len(witness):
+        shown.append((len(witness) - previous, None))
+    return shown
 
 
 def _footer(out: Text, diagnostic: Diagnostic, map_to_source: bool, width: int) -> None:
@@ -277,11 +359,11 @@ def _footer(out: Text, diagnostic: Diagnostic, map_to_source: bool, width: int) 
     for note in diagnostic.notes:
         _note_prefix(out, width)
         out.append("note", style="bold")
-        out.append(f": {printable(note)}\n")
+        out.append(f": {printable(readable(note))}\n")
     if diagnostic.help:
         _note_prefix(out, width)
         out.append("help", style="bold")
-        out.append(f": {printable(diagnostic.help)}\n")
+        out.append(f": {printable(readable(diagnostic.help))}\n")
 
 
 def _note_prefix(out: Text, width: int) -> None:

@@ -13,6 +13,7 @@ from typing import TextIO
 
 from ptxlint.diagnostics import Severity
 from ptxlint.render import Report, notice
+from ptxlint.render.names import readable
 from ptxlint.render.locations import origin_text, primary_location
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
@@ -35,7 +36,7 @@ def escape_property(text: str) -> str:
 def render(report: Report, stream: TextIO) -> None:
     for result in report.results:
         for diagnostic in result.diagnostics:
-            location = primary_location(diagnostic, result, report.map_to_source)
+            location = primary_location(diagnostic, result, report.maps_to_source(result))
             properties = {"file": location.path, "line": str(location.line)}
             if location.known_column:
                 properties["col"] = str(location.column)
@@ -43,8 +44,8 @@ def render(report: Report, stream: TextIO) -> None:
                     properties["endLine"] = str(location.end_line)
                     properties["endColumn"] = str(location.end_column)
             properties["title"] = f"{diagnostic.code} {diagnostic.name}"
-            message = diagnostic.message
-            if diagnostic.origin and not report.map_to_source:
+            message = readable(diagnostic.message)
+            if diagnostic.origin and not report.maps_to_source(result):
                 message += f" (from {origin_text(diagnostic.origin)})"
             fields = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items())
             stream.write(f"::{_COMMAND[diagnostic.severity]} {fields}::{escape_data(message)}\n")

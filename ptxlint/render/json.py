@@ -14,6 +14,7 @@ from ptxlint import __version__
 from ptxlint.diagnostics import Diagnostic, FileResult, Label, Severity
 from ptxlint.render import Report, notice
 from ptxlint.render.locations import span_location
+from ptxlint.render.names import demangle, mangled_names
 from ptxlint.source import SourceFile, Span
 
 SCHEMA_VERSION = 1
@@ -71,7 +72,19 @@ def _diagnostic(diagnostic: Diagnostic, source: SourceFile) -> dict[str, Any]:
         "notes": list(diagnostic.notes),
         "help": diagnostic.help,
         "source": [{"path": frame.path, "line": frame.line, "column": frame.column} for frame in diagnostic.origin],
+        "symbols": _symbols(diagnostic),
     }
+
+
+def _symbols(diagnostic: Diagnostic) -> list[dict[str, str]]:
+    """The C++ names the texts mention, mangled (as in the PTX) and demangled."""
+    texts = [diagnostic.message, *diagnostic.notes, *(label.message for label in diagnostic.labels)]
+    symbols = []
+    for mangled in mangled_names("\n".join(texts)):
+        demangled = demangle(mangled)
+        if demangled is not None:
+            symbols.append({"mangled": mangled, "demangled": demangled})
+    return symbols
 
 
 def _label(source: SourceFile, label: Label) -> dict[str, Any]:

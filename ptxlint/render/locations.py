@@ -7,6 +7,8 @@ review bots annotate the file people edit; the PTX position then becomes a relat
 
 from __future__ import annotations
 
+import os
+
 from dataclasses import dataclass
 
 from ptxlint.diagnostics import Diagnostic, FileResult, SourceFrame
@@ -44,7 +46,20 @@ def span_location(source: SourceFile, span: Span, utf16: bool = False) -> Locati
 
 def frame_location(frame: SourceFrame) -> Location:
     """A source-mapped position: `.loc` names a line and maybe a column, never a range."""
-    return Location(frame.path, frame.line, frame.column, frame.line, frame.column)
+    path = display_path(frame.path)
+    return Location(path, frame.line, frame.column, frame.line, frame.column)
+
+
+def display_path(path: str) -> str:
+    """``path`` relative to the working directory when it lies below it: Triton and nvcc write
+    absolute paths into `.file`, while editors and GitHub annotations want repository paths."""
+    if not os.path.isabs(path):
+        return path
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return path
+    return path if relative.startswith(os.pardir) else relative
 
 
 def primary_location(diagnostic: Diagnostic, result: FileResult, map_to_source: bool, utf16: bool = False) -> Location:

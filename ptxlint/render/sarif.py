@@ -27,6 +27,7 @@ from ptxlint.render import Report, notice
 from ptxlint.render.fingerprint import line_hashes
 from ptxlint.render.json import valid_unicode
 from ptxlint.render.locations import Location, frame_location, span_location
+from ptxlint.render.names import demangle, mangled_names
 from ptxlint.rules.base import Rule
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -116,9 +117,9 @@ class _RunBuilder:
         related = [self.label(result, label) for label in diagnostic.labels]
         if diagnostic.origin:
             mapped = (frame_location(diagnostic.origin[0]), None)
-            if self.report.map_to_source:
+            if self.report.maps_to_source(result):
                 primary, mapped = mapped, primary
-            message = {"text": self.origin_message(diagnostic)}
+            message = {"text": self.origin_message(diagnostic, result)}
             related.append({"physicalLocation": self.physical(mapped[0]), "message": message})
         sarif: dict[str, Any] = {
             "ruleId": diagnostic.code,
@@ -126,6 +127,9 @@ class _RunBuilder:
             "message": {"text": self.message(diagnostic)},
             "locations": [{"physicalLocation": self.physical(primary[0])}],
         }
+        symbols = self.logical_locations(diagnostic)
+        if symbols:
+            sarif["locations"][0]["logicalLocations"] = symbols
         if diagnostic.code in self.rule_index:
             sarif["ruleIndex"] = self.rule_index[diagnostic.code]
         if related:
@@ -137,6 +141,15 @@ class _RunBuilder:
             sarif["partialFingerprints"] = {"primaryLocationLineHash": fingerprint}
         return sarif
 
+    def logical_locations(self, diagnostic: Diagnostic) -> list[dict[str, str]]:
+        """The C++ functions the message names: demangled, with the mangled name beside it."""
+        locations = []
+        for mangled in mangled_names(diagnostic.message):
+            demangled = demangle(mangled)
+            if demangled is not None:
+                locations.append({"kind": "function", "fullyQualifiedName": demangled, "decoratedName": mangled})
+        return locations
+
     def message(self, diagnostic: Diagnostic) -> str:
         parts = [diagnostic.message]
         parts += [f"note: {note}" for note in diagnostic.notes]
@@ -144,8 +157,8 @@ class _RunBuilder:
             parts.append(f"help: {diagnostic.help}")
         return "\n".join(parts)
 
-    def origin_message(self, diagnostic: Diagnostic) -> str:
-        if self.report.map_to_source:
+    def origin_message(self, diagnostic: Diagnostic, result: FileResult) -> str:
+        if self.report.maps_to_source(result):
             return "the PTX instruction"
         frames = ", inlined at ".join(str(frame) for frame in diagnostic.origin)
         return f"source line: {frames}"
@@ -156,7 +169,10 @@ class _RunBuilder:
         return {"physicalLocation": self.physical(location), "message": {"text": label.message}}
 
     def code_flow(self, result: FileResult, witness: tuple[Label, ...]) -> dict[str, Any]:
-        steps = [{"location": self.label(result, label)} for label in witness]
+        steps = [
+            {"location": self.label(result, label), "importance": "essential" if label.essential else "unimportant"}
+            for label in witness
+        ]
         return {"threadFlows": [{"locations": steps}]}
 
     def physical(self, location: Location) -> dict[str, Any]:

@@ -83,11 +83,12 @@ from typing import Iterable, Iterator
 
 from ptxlint.analyses.convergence import (
     Site,
-    reported,
     call_labels,
     cause_labels,
     cause_phrase,
+    execution_cause,
     first_per_cause,
+    reported,
     sites,
     subject,
 )
@@ -107,9 +108,9 @@ def _candidates(context: ModuleContext) -> Iterator[tuple[Site, Divergence]]:
         requirement = site.requirement
         if not requirement.aligned or requirement.scope == Scope.CTA:
             continue
-        execution = site.facts.execution
-        if execution is not None and reported(execution, requirement.scope):
-            yield site, execution
+        cause = execution_cause(site, lambda divergence: reported(divergence, requirement.scope))
+        if cause is not None:
+            yield site, cause
 
 
 def _report(site: Site, execution: Divergence) -> Diagnostic:

@@ -72,7 +72,16 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from ptxlint.analyses.convergence import Site, call_labels, cause_labels, cause_phrase, first_per_cause, sites, subject
+from ptxlint.analyses.convergence import (
+    Site,
+    call_labels,
+    cause_labels,
+    cause_phrase,
+    execution_cause,
+    first_per_cause,
+    sites,
+    subject,
+)
 from ptxlint.analyses.lanes import Level
 from ptxlint.analyses.uniformity import Divergence
 from ptxlint.context import ModuleContext
@@ -87,11 +96,16 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
 def _candidates(context: ModuleContext) -> Iterator[tuple[Site, Divergence]]:
     for site in sites(context):
         requirement = site.requirement
-        execution = site.facts.execution
-        if not requirement.barrier or not requirement.aligned or execution is None:
+        if not requirement.barrier or not requirement.aligned:
             continue
-        if execution.level == Level.THREAD or not requirement.thread_count:
-            yield site, execution
+        # Whole warps that exited are not waited for; whole warps that branched around are.
+        cause = execution_cause(
+            site,
+            lambda divergence: divergence.level == Level.THREAD
+            or (divergence.kind != "exit-branch" and not requirement.thread_count),
+        )
+        if cause is not None:
+            yield site, cause
 
 
 def _report(site: Site, execution: Divergence) -> Diagnostic:

@@ -1,13 +1,13 @@
 """## What it does
 Reports a warp-aligned instruction, a warpgroup-aligned one, or a barrier without a thread count
-that may run after some threads of its warp (warpgroup) exited: a guarded `exit`, a kernel `ret`,
-or a branch that sends part of the threads to one.
+that may run after some threads of its warp (warpgroup) exited: a guarded `exit` or kernel `ret`
+on the path to it.
 
 ## Why is this bad?
 Exited threads never arrive. A warp-aligned instruction then runs with part of the warp, which is
-undefined behaviour, and a barrier waits for threads that are gone. The usual source is the
-bounds check at the top of a kernel, `if (threadIdx.x >= n) return;`, followed by `__syncthreads()`
-or tensor-core code.
+undefined behaviour, and a barrier waits for threads that are gone. The usual source is a
+guarded `exit` at the top of a kernel (hand-written or generated for `if (threadIdx.x >= n)
+return;`), followed by a barrier or tensor-core code.
 
 ## Example
 ```ptx
@@ -47,7 +47,9 @@ Keep every thread alive until the collective and skip only the work:
 ```
 
 ## Exceptions
-An exit taken by whole warps (its condition is warp-uniform) does not affect warp-aligned
+A branch that sends some threads to an exit while the others go on to the collective (nvcc's
+`@%p bra $L__ret`) is divergent control of the collective, reported by PTX101 or PTX102: no thread
+that reaches it passed an exit. An exit taken by whole warps (its condition is warp-uniform) does not affect warp-aligned
 instructions of the remaining warps, and is not reported for them. `ret` from a `.func` returns
 to the caller and `trap` ends the whole grid; neither is an exit of part of a warp. Barriers with
 a thread count are only waited on by the threads counted, so they are not reported either.
@@ -90,7 +92,9 @@ def _candidates(context: ModuleContext) -> Iterator[tuple[Site, Divergence]]:
         if tolerated is None:
             continue
         for exit_mark in site.facts.exits:
-            if reported(exit_mark, tolerated):
+            # A branch that sent other threads to an exit is divergent control of the collective
+            # (PTX101/PTX102): no thread that reaches it passed an exit.
+            if exit_mark.kind == "exit" and reported(exit_mark, tolerated):
                 yield site, exit_mark
                 break
 

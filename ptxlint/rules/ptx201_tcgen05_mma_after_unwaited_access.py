@@ -160,11 +160,11 @@ def _witness(pending: FunctionState, item: Pending, index: int, instruction: Ins
     steps = [Label(access.span, f"`tcgen05.{item.kind}` issued")]
     same_block = graph.block_of(item.index) == graph.block_of(index) and item.index < index
     if not same_block:
-        edges = witness_path(
+        path = witness_path(
             graph, pending.analysis, pending.solution, item.index, graph.block_of(index),
             lambda payload: any(index == item.index for index, _ in payload.accesses),
         )
-        steps += branch_labels(graph, pending.analysis.branches, edges or [])
+        steps += branch_labels(graph, pending.analysis.branches, path)
     steps.append(Label(instruction.span, f"`{_name(instruction)}` issued before the wait"))
     return steps
 

@@ -157,8 +157,8 @@ def _report(context: ModuleContext, allocations: FunctionState, kernel: Function
     steps = [Label(instruction.span, "tensor memory allocated")]
     same_block = graph.block_of(allocation) == block
     if not same_block:
-        edges = witness_path(graph, allocations.analysis, allocations.solution, allocation, block, lambda payload: allocation in payload.allocations)
-        steps += branch_labels(graph, allocations.analysis.branches, edges or [])
+        path = witness_path(graph, allocations.analysis, allocations.solution, allocation, block, lambda payload: allocation in payload.allocations)
+        steps += branch_labels(graph, allocations.analysis.branches, path)
     end = exit_instruction.span if exit_instruction is not None else kernel.span
     steps.append(Label(end, "the kernel ends without `tcgen05.dealloc`"))
     return RULE.diagnostic(

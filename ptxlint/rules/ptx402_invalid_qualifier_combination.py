@@ -1,6 +1,11 @@
 """## What it does
-Reports qualifiers that the manual does not allow together, or a qualifier a form requires that
-is missing: `tcgen05.ld.red` with `.x1`; `.16x32bx2` without its immHalfSplitoff operand (or
+Checks each instruction's qualifiers against its grammar: a modifier the instruction does not
+take is reported with the values its slot takes (`.unpack::16b` on `tcgen05.ld`, which takes
+`.pack::16b`), as is a missing required qualifier (`elect` without `.sync`), a slot filled twice,
+a modifier out of the one place ptxas insists on (`setmaxnreg.sync.aligned.inc`), and qualifiers
+that exclude or need each other (`.abs` on an integer `tcgen05.ld.red`; `.release` without a
+scope on `mbarrier.arrive`). Also reports qualifiers that the manual does not allow together, or
+a qualifier a form requires that is missing: `tcgen05.ld.red` with `.x1`; `.16x32bx2` without its immHalfSplitoff operand (or
 another shape with one); `.num` too large for the shape (`.16x256b.x64`, `.16x128b.x128`);
 `tcgen05.cp` shapes without (or with the wrong) warp multicast; `st.async` weak and release forms
 mixed up; `wmma.store` types a shape does not have; scale-input-d with a kind that has no scaling;
@@ -39,7 +44,9 @@ what would be right. ptxlint points at the qualifier and names the valid choices
 ```
 
 ## Exceptions
-Only combinations ptxlint's ISA table states are checked.
+Only instructions with a grammar in `ptxlint/isa/grammar.py` and combinations ptxlint's ISA
+tables state are checked. Where ptxas accepts more than the manual (a missing `.aligned` on
+`tcgen05.ld`, most modifier orders), ptxlint follows ptxas: `ptxlint/isa/DISAGREEMENTS.md`.
 """
 
 from __future__ import annotations
@@ -48,15 +55,23 @@ from typing import Iterable
 
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
+from ptxlint.isa import grammar
 from ptxlint.isa.qualifiers import JUDGED_BASES, qualifier_problems
 from ptxlint.rules.base import Rule
 from ptxlint.rules.ptx401_operand_count_mismatch import operand_kinds
+from ptxlint.rules.ptx403_unsupported_on_target import module_architecture
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
+    architecture = module_architecture(context.module)
+    target_number = architecture.number if architecture else 0
     for function in context.module.functions:
         for instruction in function.instructions:
             opcode = instruction.opcode
+            if opcode.base in grammar.JUDGED_BASES:
+                for problem in grammar.grammar_problems(opcode.base, opcode.modifiers, target_number):
+                    span = instruction.opcode_span if problem.index is None else instruction.modifier_span(problem.index)
+                    yield RULE.diagnostic(span, problem.message, help=problem.help)
             if opcode.base not in JUDGED_BASES:
                 continue
             for problem in qualifier_problems(opcode.base, opcode.modifiers, operand_kinds(instruction)):

@@ -1,0 +1,91 @@
+"""Front ends: inputs that are not PTX text, turned into PTX modules before linting.
+
+ptxlint lints PTX; people keep CUDA C++, Triton and binaries. Each front end here turns one kind of
+input into :class:`ptxlint.source.SourceFile` objects named after what the user gave
+(`kernel.cu[sm_100a]`, `libfoo.so[sm_90a]`) and says whether findings belong on the high-level
+source lines (`.loc`) rather than on the PTX lines:
+
+- :mod:`.cuda` compiles `.cu` files with nvcc (`-ptx -lineinfo`), one module per architecture;
+- :mod:`.binaries` extracts the PTX embedded in cubins, fatbins, objects, libraries, executables;
+- :mod:`.toolkit` finds the CUDA tools (PATH, `CUDA_HOME`, the `nvidia-cuda-*` wheels).
+
+The Triton hook, which lints kernels as a Python process compiles them, is :mod:`ptxlint.triton`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ptxlint.source import SourceFile
+
+
+@dataclass(frozen=True)
+class Module:
+    """One PTX module produced by a front end."""
+
+    source: SourceFile
+    map_to_source: bool  # report findings at the `.loc` line of the high-level source
+
+
+class FrontEndError(Exception):
+    """The input could not be turned into PTX: a missing tool, a failed compile. ``output`` is the
+    tool's own report, shown to the user as the tool printed it."""
+
+    def __init__(self, message: str, output: str = "") -> None:
+        super().__init__(message)
+        self.output = output
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """How to compile CUDA C++ inputs: for which architectures, with which flags (or the flags a
+    `compile_commands.json` records for each file)."""
+
+    architectures: tuple[str, ...]
+    flags: tuple[str, ...] = ()
+    compile_commands: str | None = None  # a compile_commands.json, or the folder holding it
+
+
+_HEAD = 8  # bytes read to recognise a binary by its magic number
+
+
+def needs_front_end(path: str) -> bool:
+    """Whether ``path`` is CUDA C++ or a binary rather than PTX text (standard input is PTX)."""
+    from ptxlint.frontends import binaries, cuda
+
+    if path == "-":
+        return False
+    if path.endswith(cuda.SUFFIXES + cuda.HEADER_SUFFIXES):
+        return True
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_HEAD)
+    except OSError:
+        return False  # the reader reports it
+    return binaries.is_binary(path, head)
+
+
+def modules_of(path: str, options: CompileOptions) -> list[Module]:
+    """The PTX modules of a CUDA C++ file or a binary. Raises :class:`FrontEndError`."""
+    from ptxlint.frontends import binaries, cuda
+
+    if not path.endswith(cuda.SUFFIXES + cuda.HEADER_SUFFIXES):
+        return binaries.extract_ptx(path)
+    flags, directory = options.flags, None
+    if options.compile_commands is not None:
+        command = cuda.find_compile_command(options.compile_commands, path)
+        if command is None:
+            raise FrontEndError(f"not in the compilation database {options.compile_commands}")
+        flags, directory = command.flags + options.flags, command.directory
+    return cuda.compile_to_ptx(path, options.architectures, flags, directory)
+
+
+def from_triton_cache(path: str) -> bool:
+    """Whether ``path`` is a `.ptx` file Triton left in its cache (`~/.triton/cache/<hash>/`),
+    where a `__grp__<kernel>.json` sits beside each compiled kernel: its `.loc` lines name the
+    Python source, which is where its findings belong."""
+    import os
+
+    folder, name = os.path.split(path)
+    stem, suffix = os.path.splitext(name)
+    return suffix == ".ptx" and os.path.isfile(os.path.join(folder, f"__grp__{stem}.json"))

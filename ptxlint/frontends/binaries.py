@@ -1,0 +1,64 @@
+"""The PTX embedded in CUDA binaries: cubins, fatbins, object files, static and shared libraries,
+executables. nvcc embeds PTX (for the `compute_XX` targets of `-gencode … code=compute_XX`) beside
+the machine code so that newer GPUs can compile it at load time; `cuobjdump -xptx all` writes each
+embedded module out as `<name>.<n>.<arch>.ptx`."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+
+from ptxlint.frontends import FrontEndError, Module
+from ptxlint.frontends.toolkit import require_tool
+from ptxlint.source import SourceFile
+
+_MAGICS = (
+    b"\x7fELF",  # cubin, object file, shared library, executable
+    b"\x50\xed\x55\xba",  # fatbin (0xBA55ED50, little-endian)
+    b"!<arch>\n",  # static library
+)
+_SUFFIXES = (".cubin", ".fatbin", ".o", ".a", ".so")
+_EXTRACTED = re.compile(r"\.(\d+)\.(sm_\w+|compute_\w+)\.ptx$")
+_TIMEOUT = 300  # seconds
+
+
+def is_binary(path: str, head: bytes) -> bool:
+    """Whether ``path`` (whose first bytes are ``head``) is a binary cuobjdump can read."""
+    return head.startswith(_MAGICS) or (path.endswith(_SUFFIXES) and b"\0" in head)
+
+
+def extract_ptx(path: str) -> list[Module]:
+    """Every PTX module embedded in ``path``, named `path[sm_90a]` (`path[sm_90a#2]` for a second
+    module of the same architecture), in the order cuobjdump lists them. Raises
+    :class:`FrontEndError` when the binary holds no PTX or cuobjdump cannot read it."""
+    cuobjdump = require_tool("cuobjdump", "linting the PTX inside a binary")
+    with tempfile.TemporaryDirectory(prefix="ptxlint-") as scratch:
+        try:
+            done = subprocess.run(
+                [cuobjdump, "-xptx", "all", os.path.abspath(path)], cwd=scratch, capture_output=True, text=True, timeout=_TIMEOUT
+            )
+        except (OSError, subprocess.TimeoutExpired) as error:
+            raise FrontEndError(f"cannot run cuobjdump ({error})") from None
+        found = sorted(
+            (int(match.group(1)), match.group(2), name)
+            for name in os.listdir(scratch)
+            if (match := _EXTRACTED.search(name))
+        )
+        if done.returncode != 0 and not found:
+            raise FrontEndError("cuobjdump cannot read it", output=done.stdout + done.stderr)
+        if not found:
+            raise FrontEndError(
+                "the binary contains no PTX, only machine code (embed PTX with nvcc "
+                "`-gencode arch=compute_XX,code=compute_XX`, or lint the `.cu` file)"
+            )
+        modules = []
+        seen: dict[str, int] = {}
+        for _, architecture, name in found:
+            seen[architecture] = seen.get(architecture, 0) + 1
+            label = architecture if seen[architecture] == 1 else f"{architecture}#{seen[architecture]}"
+            with open(os.path.join(scratch, name), "rb") as handle:
+                data = handle.read()
+            modules.append(Module(SourceFile.from_bytes(f"{path}[{label}]", data), map_to_source=False))
+    return modules

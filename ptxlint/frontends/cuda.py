@@ -1,0 +1,115 @@
+"""CUDA C++ to PTX: `nvcc -ptx -lineinfo`, once per architecture, so that findings can be reported
+on the `.cu` lines the `.loc` directives name.
+
+Compiler flags come from the command line (everything after `--`) or, as clang-tidy does it, from
+a `compile_commands.json`: the entry for the file, less what only concerns the object file
+(`-c`, `-o`, the input itself, the code-generation targets, which `--arch` sets instead).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from ptxlint.frontends import FrontEndError, Module
+from ptxlint.frontends.toolkit import require_tool
+from ptxlint.source import SourceFile
+
+SUFFIXES = (".cu",)
+HEADER_SUFFIXES = (".cuh",)
+DEFAULT_ARCHITECTURES = ("sm_100a",)
+_COMPILE_TIMEOUT = 600  # seconds; a heavily templated translation unit can take minutes
+
+# Flags of a compile command that say what to build, not how to read the source: dropped, since
+# ptxlint asks for PTX of the architectures it is given. The value is how many arguments follow.
+_OUTPUT_FLAGS = {"-c": 0, "-o": 1, "--output-file": 1, "-MF": 1, "-MT": 1, "-MQ": 1, "-MD": 0, "-MMD": 0,
+                 "-gencode": 1, "--generate-code": 1, "-arch": 1, "--gpu-architecture": 1, "-code": 1,
+                 "--gpu-code": 1, "-x": 1, "-ccbin": 1, "--compiler-bindir": 1}
+
+
+@dataclass(frozen=True)
+class CompileCommand:
+    """How a project compiles one file: the flags, run from ``directory``."""
+
+    directory: str
+    flags: tuple[str, ...]
+
+
+def compile_to_ptx(path: str, architectures: Sequence[str], flags: Sequence[str] = (), directory: str | None = None) -> list[Module]:
+    """One PTX module per architecture, named `path[sm_XX]`. Raises :class:`FrontEndError` with
+    nvcc's output when it fails."""
+    if path.endswith(HEADER_SUFFIXES):
+        raise FrontEndError("a header is not compiled on its own; lint a `.cu` file that includes it")
+    nvcc = require_tool("nvcc", "linting CUDA C++")
+    source = os.path.abspath(path)
+    modules = []
+    with tempfile.TemporaryDirectory(prefix="ptxlint-") as scratch:
+        for architecture in architectures:
+            output = os.path.join(scratch, f"{architecture}.ptx")
+            command = [nvcc, "-ptx", "-lineinfo", f"-arch={architecture}", *flags, source, "-o", output]
+            try:
+                done = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=_COMPILE_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                raise FrontEndError(f"nvcc did not finish within {_COMPILE_TIMEOUT} s for {architecture}") from None
+            except OSError as error:
+                raise FrontEndError(f"cannot run nvcc ({error.strerror or error})") from None
+            if done.returncode != 0:
+                raise FrontEndError(
+                    f"nvcc failed for {architecture} (exit {done.returncode})", output=done.stdout + done.stderr
+                )
+            with open(output, "rb") as handle:
+                ptx = handle.read()
+            # nvcc names the input by its absolute path in `.file`; findings read better at the
+            # path the user typed.
+            ptx = ptx.replace(b'"' + os.fsencode(source) + b'"', b'"' + os.fsencode(path) + b'"')
+            modules.append(Module(SourceFile.from_bytes(f"{path}[{architecture}]", ptx), map_to_source=True))
+    return modules
+
+
+def find_compile_command(database: str, path: str) -> CompileCommand | None:
+    """The entry for ``path`` in a `compile_commands.json` (or the folder holding one)."""
+    file = Path(database)
+    if file.is_dir():
+        file = file / "compile_commands.json"
+    try:
+        entries = json.loads(file.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise FrontEndError(f"{file}: cannot read the compilation database ({error.strerror or error})") from None
+    except ValueError as error:
+        raise FrontEndError(f"{file}: not a compilation database ({error})") from None
+    wanted = os.path.realpath(path)
+    for entry in entries if isinstance(entries, list) else ():
+        if not isinstance(entry, dict) or "file" not in entry:
+            continue
+        directory = str(entry.get("directory", "."))
+        if os.path.realpath(os.path.join(directory, str(entry["file"]))) != wanted:
+            continue
+        arguments = entry.get("arguments")
+        argv = [str(item) for item in arguments] if isinstance(arguments, list) else shlex.split(str(entry.get("command", "")))
+        return CompileCommand(directory, tuple(_reading_flags(argv[1:], entry["file"], directory)))
+    return None
+
+
+def _reading_flags(argv: Sequence[str], file: str, directory: str) -> list[str]:
+    """``argv`` without the compiler, the input and the flags that only concern the output."""
+    source = os.path.realpath(os.path.join(directory, file))
+    kept: list[str] = []
+    skip = 0
+    for argument in argv:
+        if skip:
+            skip -= 1
+            continue
+        name = argument.split("=", 1)[0]
+        if name in _OUTPUT_FLAGS:
+            skip = _OUTPUT_FLAGS[name] if "=" not in argument else 0
+            continue
+        if os.path.realpath(os.path.join(directory, argument)) == source:
+            continue
+        kept.append(argument)
+    return kept
