@@ -7,7 +7,8 @@ instruction that is not a branch does not end a block: predication is data, not 
 uniformity analysis treats the guard where it matters.
 
 The graph has one virtual exit node (index ``len(blocks)``) that every `ret`, `exit` and `trap`
-leads to, and that falling off the end of the body reaches, so post-dominators are defined for
+leads to, as does a call that never returns (`__assertfail`, see `ends_grid`), and that falling
+off the end of the body reaches, so post-dominators are defined for
 every block that can leave the function. Blocks that cannot (an endless loop) have no immediate
 post-dominator; analyses treat the influence of a branch there as extending to the end.
 
@@ -20,10 +21,29 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ptxlint import ir
+from ptxlint.callgraph import callee_name
 
 # Opcode bases after which control does not fall through to the next instruction (when unguarded).
 _EXITS = frozenset({"ret", "exit", "trap"})
 _BRANCHES = frozenset({"bra", "brx"})
+
+# Functions of the CUDA runtime that never return to their caller. A failed device `assert`
+# calls `__assertfail`, which reports the failure and traps; nvcc lays out the code after the
+# call as if it returned (it falls through into whatever block follows), so without this the
+# failing thread would seem to go on to the next barrier or tensor-memory operation.
+NO_RETURN_FUNCTIONS = frozenset({"__assertfail"})
+
+
+def ends_grid(instruction: ir.Instruction) -> bool:
+    """Whether the instruction, when executed, ends the whole grid: `trap`, or a call that never
+    returns."""
+    base = instruction.opcode.base
+    return base == "trap" or (base == "call" and callee_name(instruction) in NO_RETURN_FUNCTIONS)
+
+
+def leaves_function(instruction: ir.Instruction) -> bool:
+    """Whether control never falls through past the instruction when it executes."""
+    return instruction.opcode.base in _EXITS or ends_grid(instruction)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,8 +160,7 @@ def build(function: ir.Function) -> ControlFlowGraph:
     for label in function.labels:
         leaders.add(label.index)
     for index, instruction in enumerate(instructions):
-        base = instruction.opcode.base
-        if base in _BRANCHES or base in _EXITS:
+        if instruction.opcode.base in _BRANCHES or leaves_function(instruction):
             leaders.add(index + 1)
     # A label at the very end of the body gets an empty block, so branches to it have a target.
     has_final_label = any(label.index == count for label in function.labels)
@@ -186,11 +205,10 @@ def _successors_of(
     exit_node: int,
     block_index_at: dict[int, int],
 ) -> tuple[int, ...]:
-    base = last.opcode.base
     guarded = last.guard is not None
-    if base in _EXITS:
+    if leaves_function(last):
         return (exit_node, fallthrough) if guarded else (exit_node,)
-    if base not in _BRANCHES:
+    if last.opcode.base not in _BRANCHES:
         return (fallthrough,)
     targets = _branch_targets(function, last, block_index_at)
     if targets is None:  # a target we cannot resolve: assume it may go anywhere it could

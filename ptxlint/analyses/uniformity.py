@@ -86,7 +86,6 @@ from ptxlint.dataflow import indices_by_block, instruction_states, solve_forward
 from ptxlint.isa.aligned import Collective, collective
 from ptxlint.isa.special_registers import UNIFORMITY, special_register_base
 from ptxlint.isa.types import integer_types
-from ptxlint.printer import format_instruction
 from ptxlint.source import Span
 
 # ----------------------------------------------------------------------------- values
@@ -1201,7 +1200,7 @@ class UniformityAnalysis:
         leaves_thread = instruction.opcode.base == "exit" or self.function.is_kernel
         if instruction.guard is None or not leaves_thread or execution is None:
             return state  # unguarded: nothing falls through; a `.func` ret returns to the caller
-        text = format_instruction(instruction)
+        text = _text(instruction.guard.predicate)
         mark = Divergence("exit", execution.level, index, instruction.span, text, execution.origin, execution.proven)
         exits = _join_exits(state.exits, (mark,))
         return State(state.values, state.control, exits, state.epoch, state.threads)
@@ -2029,7 +2028,7 @@ def _end_kind(last: ir.Instruction, function: ir.Function) -> str | None:
     base = last.opcode.base
     if base == "exit" or (base == "ret" and function.is_kernel):
         return "exit"
-    if base == "trap":
+    if cfg_module.ends_grid(last):
         return "trap"
     return None
 
