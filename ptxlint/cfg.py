@@ -6,11 +6,13 @@ Blocks start at function entry, at every label and after every branch or exit. A
 instruction that is not a branch does not end a block: predication is data, not control, and the
 uniformity analysis treats the guard where it matters.
 
-The graph has one virtual exit node (index ``len(blocks)``) that every `ret`, `exit` and `trap`
-leads to, as does a call that never returns (`__assertfail`, see `ends_grid`), and that falling
-off the end of the body reaches, so post-dominators are defined for
-every block that can leave the function. Blocks that cannot (an endless loop) have no immediate
-post-dominator; analyses treat the influence of a branch there as extending to the end.
+The graph has one virtual exit node (index ``len(blocks)``) that every `ret` and `exit` leads to,
+and that falling off the end of the body reaches, so post-dominators are defined for every block
+that can leave the function. A block that ends the grid (`trap`, or a call that never returns
+such as `__assertfail`, see `ends_grid`) has no successor at all: no thread goes on from it, so it
+neither reaches the exit nor keeps a branch before it from reconverging. Other blocks that cannot
+reach the exit (an endless loop) have no immediate post-dominator; analyses treat the influence of
+a branch there as extending to the end.
 
 Every traversal is iterative: a hundred thousand labels must not exhaust the Python stack.
 """
@@ -137,6 +139,36 @@ class ControlFlowGraph:
             if successor != self.exit and number.get(successor, -1) <= number[block]
         )
 
+    @cached_property
+    def sole_exit_loops(self) -> dict[tuple[int, int], int]:
+        """The loops that can be left only one way, as {exit edge: loop header}. A loop is the
+        natural loop of a header (every block that reaches one of its back edges without passing
+        the header); it qualifies when exactly one edge leaves it and none goes to the function's
+        end. Every thread that enters such a loop leaves it by that edge, or never leaves: the
+        spin loops around `mbarrier.try_wait` are the common case. The search stops after
+        visiting twenty times as many blocks as the function has (deeply nested loops)."""
+        headers: dict[int, list[int]] = {}
+        for source, header in self.back_edges:
+            if self.dominates(header, source):
+                headers.setdefault(header, []).append(source)
+        budget = 20 * len(self.blocks) + 64
+        found: dict[tuple[int, int], int] = {}
+        for header, latches in headers.items():
+            body = {header}
+            pending = [latch for latch in latches if latch != header]
+            while pending and budget > 0:
+                node = pending.pop()
+                budget -= 1
+                if node not in body:
+                    body.add(node)
+                    pending.extend(self.predecessors(node))
+            if budget <= 0:
+                break
+            leaving = [(node, successor) for node in body for successor in self.successors(node) if successor not in body]
+            if len(leaving) == 1 and leaving[0][1] != self.exit:
+                found[leaving[0]] = header
+        return found
+
     def influence_region(self, branch_block: int) -> frozenset[int]:
         """Blocks reachable from a branch before its immediate post-dominator is reached: the
         blocks whose execution depends on which way the branch went."""
@@ -206,6 +238,10 @@ def _successors_of(
     block_index_at: dict[int, int],
 ) -> tuple[int, ...]:
     guarded = last.guard is not None
+    if ends_grid(last):
+        # Nothing runs after it, not even the function's end: a path into it never reaches a
+        # later barrier or exit, so it does not stop the branches before it from reconverging.
+        return (fallthrough,) if guarded else ()
     if leaves_function(last):
         return (exit_node, fallthrough) if guarded else (exit_node,)
     if last.opcode.base not in _BRANCHES:

@@ -15,8 +15,14 @@ rank, see ``ptxlint/analyses/lanes.py``). For each warp the state keeps the *alt
 possible sets of its lanes that reach the point, as 32-bit lane masks. A branch whose condition is
 an exact function of `%tid.x` (a :class:`~ptxlint.analyses.lanes.TidSet` predicate) intersects
 every alternative with the condition's lanes; a branch on a warp-uniform condition whose value we
-do not know sends each warp all one way, so each alternative ``a`` becomes ``a`` or nothing; any
-other condition (thread-varying data) makes the set unknown (``None``). A join takes the union of
+do not know sends each warp all one way, so each alternative ``a`` becomes ``a`` or nothing; a
+branch on thread-varying data (an `elect.sync` result, a loaded value) sends an unknown part of
+each alternative each way, written as the alternative with the ``_SOME`` bit: "some of these
+lanes, perhaps all, perhaps none". Such a part remembers the branch and the side it took (bits
+above ``_SOME``), so that where the two sides meet again their union is the whole alternative
+once more. Later exact conditions narrow a part like any set, so `if (warp == 4 &&
+elect_one_sync()) {…} else if (warp < 4) {…}` is known to bring whole warps 0–3 to the second
+body, while the first stays a part of warp 4. A join takes the union of
 one alternative from each side, for every pair (the choices on the two sides may be correlated;
 taking every pair over-approximates). The alternatives stay closed under union, which makes the
 join idempotent.
@@ -41,6 +47,11 @@ _MAX_ALTERNATIVES = 8
 _WARPS_PER_WARPGROUP = 4
 
 Threads = tuple  # tuple[frozenset[int], ...] per warp, or None when unknown
+
+# Marks an alternative as an unknown subset of its lanes (bits 0..31); never set on 0. The bits
+# above it, when set, name the branch and side the subset came from: (index << 1 | taken) << 33.
+_SOME = 1 << WARP_SIZE
+_ORIGIN_SHIFT = WARP_SIZE + 1
 
 
 class ThreadSpace:
@@ -69,7 +80,7 @@ class ThreadSpace:
             return None
         lanes = self.split(mask)
         return tuple(
-            alternatives if lanes[warp] == self.full[warp] else frozenset(a & lanes[warp] for a in alternatives)
+            alternatives if lanes[warp] == self.full[warp] else frozenset(_narrowed(a, lanes[warp]) for a in alternatives)
             for warp, alternatives in enumerate(threads)
         )
 
@@ -78,6 +89,32 @@ class ThreadSpace:
         if threads is None:
             return None
         return tuple(alternatives if 0 in alternatives else alternatives | {0} for alternatives in threads)
+
+    def some_of(self, threads: Threads | None, branch: int, taken: bool) -> Threads | None:
+        """After the branch at instruction ``branch`` on thread-varying data: an unknown part of
+        each warp's lanes goes on, the part on the ``taken`` side. A part of a part is only known
+        to be some of the lanes: it does not come back whole where the inner branch rejoins."""
+        if threads is None:
+            return None
+        origin = (branch << 1 | taken) << _ORIGIN_SHIFT
+        return tuple(
+            frozenset((a | _SOME | origin if not a & _SOME else (a & _FULL_WARP) | _SOME) if a else 0 for a in alternatives)
+            for alternatives in threads
+        )
+
+    def at_least(self, threads: Threads | None, included: Threads | None) -> Threads | None:
+        """``threads``, knowing that the set they describe contains the set ``included``
+        describes: where the paths from a branch meet again, every thread that took the branch
+        has arrived, whichever way it went."""
+        if threads is None or included is None or threads is included or self.level(threads) is not None:
+            return threads  # nothing unknown to sharpen (the level is cached per state)
+        sharpened = tuple(
+            alternatives
+            if known == _NOTHING or not any(a & _SOME for a in alternatives)
+            else frozenset(_at_least(a, b) for a in alternatives for b in known)
+            for alternatives, known in zip(threads, included)
+        )
+        return threads if sharpened == threads else sharpened
 
     def join(self, first: Threads | None, second: Threads | None) -> Threads | None:
         if first is second:
@@ -94,7 +131,7 @@ class ThreadSpace:
             if left == _NOTHING:
                 merged.append(right)
                 continue
-            alternatives = frozenset(a | b for a in left for b in right)
+            alternatives = frozenset(_union(a, b) for a in left for b in right)
             if len(alternatives) > _MAX_ALTERNATIVES:
                 return None
             merged.append(alternatives)
@@ -151,11 +188,47 @@ class ThreadSpace:
         mask = 0
         for warp, alternatives in enumerate(threads):
             for alternative in alternatives:
-                mask |= alternative << (WARP_SIZE * warp)
+                mask |= (alternative & _FULL_WARP) << (WARP_SIZE * warp)
         return ranges(mask) or "none"
 
 
 _NOTHING = frozenset((0,))
+
+
+def _narrowed(alternative: int, lanes: int) -> int:
+    """The lanes of ``alternative`` that are in ``lanes``; an unknown part stays unknown (and
+    keeps its origin: both sides of its branch narrowed alike still make up the narrowed whole),
+    and becomes nothing when none of its lanes remain."""
+    narrowed = alternative & ~(_FULL_WARP & ~lanes)
+    return narrowed if narrowed & _FULL_WARP else 0
+
+
+def _at_least(alternative: int, included: int) -> int:
+    """``alternative``, knowing that the lanes it stands for contain ``included``: an unknown part
+    that cannot be smaller than an exact set it lies within is that set."""
+    if not alternative & _SOME:
+        return alternative  # already exact
+    if included and not included & _SOME and (alternative & _FULL_WARP) & ~included == 0:
+        return included
+    return alternative
+
+
+def _union(first: int, second: int) -> int:
+    """The lanes of both alternatives: exact when both are; the whole when they are the two
+    sides of one branch over the same lanes; otherwise an unknown part of all their lanes."""
+    if first == second:
+        return first
+    if not (first | second) & _SOME:
+        return first | second
+    lanes = (first | second) & _FULL_WARP
+    if first & _SOME and second & _SOME and (first & _FULL_WARP) == (second & _FULL_WARP):
+        first_origin, second_origin = first >> _ORIGIN_SHIFT, second >> _ORIGIN_SHIFT
+        if first_origin and second_origin and first_origin ^ second_origin == 1:
+            return lanes  # the taken and the not-taken part of one branch
+    exact = second if first & _SOME else first
+    if not exact & _SOME and (lanes & ~exact) == 0:
+        return exact  # some of the lanes of an exact set, joined with that set
+    return lanes | _SOME
 
 
 def ranges(mask: int) -> str:
