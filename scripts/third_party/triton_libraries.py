@@ -10,6 +10,7 @@ on sm_90a, tcgen05 on sm_100a) and fp32 otherwise.
 from __future__ import annotations
 
 import ast
+import os
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,6 +67,8 @@ KERNELS = (
 def build(corpus: Path, sources: dict[str, Path], quick: bool) -> list[tuple[str, str, str, Path]]:
     """Compile the kernels into ``corpus/<package>/<arch>/<kernel>.ptx``; ``sources`` maps each
     package to the directory its wheel is unpacked in. Returns (package, arch, name, path)."""
+    # Triton 3.9 warns that its floating-point fusion default will change; keep today's.
+    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
