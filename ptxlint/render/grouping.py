@@ -4,7 +4,8 @@ A template instantiated for many kernels, or a loop the compiler unrolled, puts 
 many PTX lines. When several findings of one rule in one file come from the same CUDA/Triton
 line (`.loc`), or, without line information, say the same thing up to register names and
 numbers, the terminal shows the first with "and N more like it in M kernels" (`--no-group` shows
-every one). Machine formats and the one-line formats that editors read keep every finding.
+every one). SARIF mapped to the source keeps one result per source line and rule, the PTX
+instructions as related locations. JSON and the one-line formats editors read keep every finding.
 """
 
 from __future__ import annotations
