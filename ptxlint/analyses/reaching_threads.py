@@ -57,7 +57,7 @@ _ORIGIN_SHIFT = WARP_SIZE + 1
 class ThreadSpace:
     """The threads of one block shape: ``bound`` threads (`%tid.x` below it), in warps."""
 
-    __slots__ = ("bound", "warps", "full", "everyone", "_levels", "_masks")
+    __slots__ = ("bound", "warps", "full", "everyone", "_levels", "_masks", "_memo")
 
     def __init__(self, bound: int) -> None:
         self.bound = bound
@@ -66,6 +66,9 @@ class ThreadSpace:
         self.everyone: Threads = tuple(frozenset((mask,)) for mask in self.full)
         self._levels: dict[int, tuple[Threads, Level | None]] = {}
         self._masks: dict[int, tuple[int, ...]] = {}
+        # Results of joins and sharpenings by the identity of their operands (kept alive with
+        # them, so an id is never reused while cached): the solver revisits the same states.
+        self._memo: dict[tuple, tuple] = {}
 
     def split(self, mask: int) -> tuple[int, ...]:
         """A `%tid.x` mask as one lane mask per warp."""
@@ -96,11 +99,19 @@ class ThreadSpace:
         to be some of the lanes: it does not come back whole where the inner branch rejoins."""
         if threads is None:
             return None
+        key = ("some_of", id(threads), branch, taken)
+        known = self._memo.get(key)
+        if known is not None and known[0] is threads:
+            return known[1]
         origin = (branch << 1 | taken) << _ORIGIN_SHIFT
-        return tuple(
-            frozenset((a | _SOME | origin if not a & _SOME else (a & _FULL_WARP) | _SOME) if a else 0 for a in alternatives)
+        result = tuple(
+            alternatives
+            if alternatives == _NOTHING
+            else frozenset((a | _SOME | origin if not a & _SOME else (a & _FULL_WARP) | _SOME) if a else 0 for a in alternatives)
             for alternatives in threads
         )
+        self._remember(key, (threads, result))
+        return result
 
     def at_least(self, threads: Threads | None, included: Threads | None) -> Threads | None:
         """``threads``, knowing that the set they describe contains the set ``included``
@@ -108,13 +119,24 @@ class ThreadSpace:
         has arrived, whichever way it went."""
         if threads is None or included is None or threads is included or self.level(threads) is not None:
             return threads  # nothing unknown to sharpen (the level is cached per state)
+        key = ("at_least", id(threads), id(included))
+        known = self._memo.get(key)
+        if known is not None and known[0] is threads and known[1] is included:
+            return known[2]
         sharpened = tuple(
             alternatives
             if known == _NOTHING or not any(a & _SOME for a in alternatives)
             else frozenset(_at_least(a, b) for a in alternatives for b in known)
             for alternatives, known in zip(threads, included)
         )
-        return threads if sharpened == threads else sharpened
+        result = threads if sharpened == threads else sharpened
+        self._remember(key, (threads, included, result))
+        return result
+
+    def _remember(self, key: tuple, entry: tuple) -> None:
+        if len(self._memo) > 8192:
+            self._memo.clear()
+        self._memo[key] = entry
 
     def join(self, first: Threads | None, second: Threads | None) -> Threads | None:
         if first is second:
@@ -123,6 +145,15 @@ class ThreadSpace:
             return None
         if first == second:
             return first  # the join is idempotent
+        key = ("join", id(first), id(second))
+        known = self._memo.get(key)
+        if known is not None and known[0] is first and known[1] is second:
+            return known[2]
+        result = self._join(first, second)
+        self._remember(key, (first, second, result))
+        return result
+
+    def _join(self, first: Threads, second: Threads) -> Threads | None:
         merged = []
         for left, right in zip(first, second):
             if left == right or right == _NOTHING:
@@ -132,6 +163,8 @@ class ThreadSpace:
                 merged.append(right)
                 continue
             alternatives = frozenset(_union(a, b) for a in left for b in right)
+            if len(alternatives) > 2:
+                alternatives = _fold_parts(alternatives)
             if len(alternatives) > _MAX_ALTERNATIVES:
                 return None
             merged.append(alternatives)
@@ -211,6 +244,19 @@ def _at_least(alternative: int, included: int) -> int:
     if included and not included & _SOME and (alternative & _FULL_WARP) & ~included == 0:
         return included
     return alternative
+
+
+def _fold_parts(alternatives: frozenset[int]) -> frozenset[int]:
+    """The alternatives with their unknown parts folded into one part of all their lanes, which no
+    longer remembers a branch: past the two sides of one branch, the pairs of parts joins make
+    multiply and cost more than what they can still prove."""
+    parts = [alternative for alternative in alternatives if alternative & _SOME]
+    if len(parts) < 2:
+        return alternatives
+    lanes = 0
+    for part in parts:
+        lanes |= part & _FULL_WARP
+    return frozenset([alternative for alternative in alternatives if not alternative & _SOME] + [lanes | _SOME])
 
 
 def _union(first: int, second: int) -> int:
