@@ -6,10 +6,13 @@ Blocks start at function entry, at every label and after every branch or exit. A
 instruction that is not a branch does not end a block: predication is data, not control, and the
 uniformity analysis treats the guard where it matters.
 
-The graph has one virtual exit node (index ``len(blocks)``) that every `ret`, `exit` and `trap`
-leads to, and that falling off the end of the body reaches, so post-dominators are defined for
-every block that can leave the function. Blocks that cannot (an endless loop) have no immediate
-post-dominator; analyses treat the influence of a branch there as extending to the end.
+The graph has one virtual exit node (index ``len(blocks)``) that every `ret` and `exit` leads to,
+and that falling off the end of the body reaches, so post-dominators are defined for every block
+that can leave the function. A block that ends the grid (`trap`, or a call that never returns
+such as `__assertfail`, see `ends_grid`) has no successor at all: no thread goes on from it, so it
+neither reaches the exit nor keeps a branch before it from reconverging. Other blocks that cannot
+reach the exit (an endless loop) have no immediate post-dominator; analyses treat the influence of
+a branch there as extending to the end.
 
 Every traversal is iterative: a hundred thousand labels must not exhaust the Python stack.
 """
@@ -20,10 +23,29 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ptxlint import ir
+from ptxlint.callgraph import callee_name
 
 # Opcode bases after which control does not fall through to the next instruction (when unguarded).
 _EXITS = frozenset({"ret", "exit", "trap"})
 _BRANCHES = frozenset({"bra", "brx"})
+
+# Functions of the CUDA runtime that never return to their caller. A failed device `assert`
+# calls `__assertfail`, which reports the failure and traps; nvcc lays out the code after the
+# call as if it returned (it falls through into whatever block follows), so without this the
+# failing thread would seem to go on to the next barrier or tensor-memory operation.
+NO_RETURN_FUNCTIONS = frozenset({"__assertfail"})
+
+
+def ends_grid(instruction: ir.Instruction) -> bool:
+    """Whether the instruction, when executed, ends the whole grid: `trap`, or a call that never
+    returns."""
+    base = instruction.opcode.base
+    return base == "trap" or (base == "call" and callee_name(instruction) in NO_RETURN_FUNCTIONS)
+
+
+def leaves_function(instruction: ir.Instruction) -> bool:
+    """Whether control never falls through past the instruction when it executes."""
+    return instruction.opcode.base in _EXITS or ends_grid(instruction)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +139,36 @@ class ControlFlowGraph:
             if successor != self.exit and number.get(successor, -1) <= number[block]
         )
 
+    @cached_property
+    def sole_exit_loops(self) -> dict[tuple[int, int], int]:
+        """The loops that can be left only one way, as {exit edge: loop header}. A loop is the
+        natural loop of a header (every block that reaches one of its back edges without passing
+        the header); it qualifies when exactly one edge leaves it and none goes to the function's
+        end. Every thread that enters such a loop leaves it by that edge, or never leaves: the
+        spin loops around `mbarrier.try_wait` are the common case. The search stops after
+        visiting twenty times as many blocks as the function has (deeply nested loops)."""
+        headers: dict[int, list[int]] = {}
+        for source, header in self.back_edges:
+            if self.dominates(header, source):
+                headers.setdefault(header, []).append(source)
+        budget = 20 * len(self.blocks) + 64
+        found: dict[tuple[int, int], int] = {}
+        for header, latches in headers.items():
+            body = {header}
+            pending = [latch for latch in latches if latch != header]
+            while pending and budget > 0:
+                node = pending.pop()
+                budget -= 1
+                if node not in body:
+                    body.add(node)
+                    pending.extend(self.predecessors(node))
+            if budget <= 0:
+                break
+            leaving = [(node, successor) for node in body for successor in self.successors(node) if successor not in body]
+            if len(leaving) == 1 and leaving[0][1] != self.exit:
+                found[leaving[0]] = header
+        return found
+
     def influence_region(self, branch_block: int) -> frozenset[int]:
         """Blocks reachable from a branch before its immediate post-dominator is reached: the
         blocks whose execution depends on which way the branch went."""
@@ -140,8 +192,7 @@ def build(function: ir.Function) -> ControlFlowGraph:
     for label in function.labels:
         leaders.add(label.index)
     for index, instruction in enumerate(instructions):
-        base = instruction.opcode.base
-        if base in _BRANCHES or base in _EXITS:
+        if instruction.opcode.base in _BRANCHES or leaves_function(instruction):
             leaders.add(index + 1)
     # A label at the very end of the body gets an empty block, so branches to it have a target.
     has_final_label = any(label.index == count for label in function.labels)
@@ -186,11 +237,14 @@ def _successors_of(
     exit_node: int,
     block_index_at: dict[int, int],
 ) -> tuple[int, ...]:
-    base = last.opcode.base
     guarded = last.guard is not None
-    if base in _EXITS:
+    if ends_grid(last):
+        # Nothing runs after it, not even the function's end: a path into it never reaches a
+        # later barrier or exit, so it does not stop the branches before it from reconverging.
+        return (fallthrough,) if guarded else ()
+    if leaves_function(last):
         return (exit_node, fallthrough) if guarded else (exit_node,)
-    if base not in _BRANCHES:
+    if last.opcode.base not in _BRANCHES:
         return (fallthrough,)
     targets = _branch_targets(function, last, block_index_at)
     if targets is None:  # a target we cannot resolve: assume it may go anywhere it could

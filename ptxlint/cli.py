@@ -96,6 +96,10 @@ def _config_options(command):  # type: ignore[no-untyped-def]
     help="Take each `.cu` file's compiler flags from this compile_commands.json (or the folder holding it).",
 )
 @click.option("--show-all-steps", is_flag=True, help="Print every step of a finding's path, not only the branches that decide it.")
+@click.option(
+    "--no-group", is_flag=True,
+    help="Print every finding; by default the terminal shows one per CUDA/Triton line or repeated pattern.",
+)
 @click.option("--baseline", "baseline_file", metavar="FILE", help="Hide the findings recorded in FILE.")
 @click.option("--write-baseline", metavar="FILE", help="Record every current finding in FILE and exit 0.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Lint in this many processes.")
@@ -130,6 +134,7 @@ def check(
     architectures: tuple[str, ...],
     compile_commands: str | None,
     show_all_steps: bool,
+    no_group: bool,
     baseline_file: str | None,
     write_baseline: str | None,
     jobs: int,
@@ -167,7 +172,8 @@ def check(
     if known is not None:
         results = baseline.apply(results, known)
     report = Report(
-        tuple(results), rules=ALL_RULES, elapsed=elapsed, map_to_source=map_to_source, all_steps=show_all_steps
+        tuple(results), rules=ALL_RULES, elapsed=elapsed, map_to_source=map_to_source, all_steps=show_all_steps,
+        group=not no_group,
     )
     with _output(output_file) as stream:
         _emit(report, output_format, stream, color, statistics, quiet)

@@ -39,7 +39,12 @@ class ForwardAnalysis(Protocol[State]):
 
     A sparse analysis may also define ``instructions_of(block) -> Sequence[int]``: the
     instructions of the block whose transfer can change the state, in order. The solver and
-    :func:`instruction_states` then visit only those; without it they visit every instruction."""
+    :func:`instruction_states` then visit only those; without it they visit every instruction.
+
+    An analysis may also define ``entering(block, state) -> State``: the state a block is entered
+    with, sharpened by what the analysis learned elsewhere (a fact that holds wherever two paths
+    meet again). The solver joins the incoming states as they are, and hands the block (and the
+    solution's ``block_entry``) the sharpened state; it must be monotone in ``state``."""
 
     def bottom(self) -> State: ...
 
@@ -72,10 +77,12 @@ def solve_forward(cfg: ControlFlowGraph, analysis: ForwardAnalysis[State]) -> So
         return Solution(cfg, {}, {}, True)
     order = cfg.rpo_number
     refine = getattr(analysis, "refine", None)
+    entering = getattr(analysis, "entering", None)
     instructions_of = _instructions_of(cfg, analysis)
     instructions = cfg.function.instructions
     transfer = analysis.transfer
-    block_entry: dict[int, State] = {0: analysis.entry()}
+    arrived: dict[int, State] = {0: analysis.entry()}  # the join of the incoming states
+    block_entry = arrived if entering is None else {}
     block_exit: dict[int, State] = {}
     pending = [(order[0], 0)]
     queued = {0}
@@ -84,12 +91,16 @@ def solve_forward(cfg: ControlFlowGraph, analysis: ForwardAnalysis[State]) -> So
     while pending:
         budget -= 1
         if budget < 0:
+            for reached, state in arrived.items():  # blocks reached but not yet visited
+                block_entry.setdefault(reached, state)
             return Solution(cfg, block_entry, block_exit, False)
         if budget % _VISITS_PER_DEADLINE_CHECK == 0:
             deadline.check()
         _, block = heapq.heappop(pending)
         queued.discard(block)
-        state = block_entry[block]
+        state = arrived[block]
+        if entering is not None:
+            state = block_entry[block] = entering(block, state)
         for index in instructions_of(block):
             state = transfer(index, instructions[index], state)
         block_exit[block] = state
@@ -97,10 +108,10 @@ def solve_forward(cfg: ControlFlowGraph, analysis: ForwardAnalysis[State]) -> So
             if successor == cfg.exit:
                 continue
             incoming = refine(block, successor, state) if refine is not None else state
-            previous = block_entry.get(successor)
+            previous = arrived.get(successor)
             merged = incoming if previous is None else analysis.join(previous, incoming)
             if previous is None or (merged is not previous and merged != previous):
-                block_entry[successor] = merged
+                arrived[successor] = merged
                 if successor not in queued:
                     queued.add(successor)
                     heapq.heappush(pending, (order[successor], successor))

@@ -29,6 +29,9 @@ class Label:
     # In a witness path: whether this step decides the path (a branch whose other way avoids the
     # bug, a loop). Steps that are not essential are shown only on request.
     essential: bool = True
+    # Whether the location has the finding's problem too (another collective the same divergent
+    # cause reaches), rather than explaining it: reported once, named at each place it affects.
+    also_affected: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -111,6 +111,65 @@ END:
     assert len(graph.back_edges) == 1
 
 
+TRAP_IN_ONE_ARM = """
+	setp.eq.u32 %p1, %r1, 0;
+	@%p1 bra OTHER;
+	setp.eq.u32 %p2, %r2, 0;
+	@%p2 bra JOIN;
+	trap;
+OTHER:
+	add.u32 %r3, %r1, 1;
+JOIN:
+	bar.sync 0;
+	ret;
+"""
+
+
+def test_trap_ends_the_path_and_keeps_the_join_a_post_dominator() -> None:
+    graph = cfg.build(function_of(TRAP_IN_ONE_ARM))
+    trap_block = graph.block_of(4)
+    assert graph.blocks[trap_block].successors == ()
+    join = graph.block_of(6)
+    assert graph.immediate_post_dominators[0] == join
+
+
+def test_a_failed_assert_never_returns() -> None:
+    body = """
+	setp.eq.u32 %p1, %r1, 0;
+	@%p1 bra OK;
+	call.uni __assertfail, ();
+OK:
+	ret;
+"""
+    text = HEADER + ".extern .func __assertfail();\n.visible .entry k()\n{\n.reg .pred %p<4>;\n.reg .b32 %r<8>;\n" + body + "\n}\n"
+    function = lower(SourceFile.from_bytes("t.ptx", text.encode())).functions[-1]
+    graph = cfg.build(function)
+    assert graph.blocks[graph.block_of(2)].successors == ()
+
+
+SPIN_THEN_LOOP = """
+WAIT:
+	setp.eq.u32 %p1, %r1, 0;
+	@%p1 bra WAIT;
+	mov.u32 %r2, 0;
+OUTER:
+	add.u32 %r2, %r2, 1;
+	setp.eq.u32 %p2, %r3, 0;
+	@%p2 bra EARLY;
+	setp.lt.u32 %p3, %r2, 4;
+	@%p3 bra OUTER;
+EARLY:
+	ret;
+"""
+
+
+def test_loops_with_one_way_out() -> None:
+    graph = cfg.build(function_of(SPIN_THEN_LOOP))
+    spin, after_spin = graph.block_of(0), graph.block_of(2)
+    # The spin loop is left one way; the second loop two ways (the early exit and the count).
+    assert graph.sole_exit_loops == {(spin, after_spin): spin}
+
+
 def test_call_graph_recursion_and_reach() -> None:
     text = HEADER + """
 .func leaf() { ret; }

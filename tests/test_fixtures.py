@@ -4,7 +4,9 @@ line they concern:
     @%p1 tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r3, %r4}, [%r2];   // expect: PTX101
 
 Every diagnostic must be expected and every expectation met; a line without an expectation must
-produce nothing. `// known-miss: CODE` records a finding ptxlint should make but does not yet: the
+produce nothing. `// also: CODE` marks a line that a finding of that code names as affected by
+the same cause as its own line (one finding per cause, a label at each further instruction); those
+too must match exactly. `// known-miss: CODE` records a finding ptxlint should make but does not yet: the
 test fails when it starts being reported, so the record is kept true. All rules run, including
 those off by default.
 """
@@ -24,6 +26,7 @@ from ptxlint.source import SourceFile
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = sorted((ROOT / "fixtures").rglob("*.ptx"))
 _EXPECT = re.compile(r"//.*?\bexpect:\s*(?P<codes>PTX\d{3}(?:[\s,]+PTX\d{3})*)")
+_ALSO = re.compile(r"//.*?\balso:\s*(?P<codes>PTX\d{3}(?:[\s,]+PTX\d{3})*)")
 _KNOWN_MISS = re.compile(r"//.*?\bknown-miss:\s*(?P<codes>PTX\d{3}(?:[\s,]+PTX\d{3})*)")
 _CODE = re.compile(r"PTX\d{3}")
 
@@ -52,6 +55,12 @@ def test_fixture(path: Path) -> None:
     missing = expected - actual
     report = [f"{path.name}:{line}: unexpected {code}: {messages[(line, code)]}" for line, code in sorted(unexpected)]
     report += [f"{path.name}:{line}: expected {code}, not reported" for line, code in sorted(missing)]
+    also_actual = Counter(
+        (label.span.line, diagnostic.code) for diagnostic in diagnostics for label in diagnostic.labels if label.also_affected
+    )
+    also_expected = expectations(text, _ALSO)
+    report += [f"{path.name}:{line}: {code} also names this line as affected" for line, code in sorted(also_actual - also_expected)]
+    report += [f"{path.name}:{line}: expected {code} to also name this line, it does not" for line, code in sorted(also_expected - also_actual)]
     fixed = known_misses & actual
     report += [
         f"{path.name}:{line}: known miss {code} is now reported: turn `known-miss` into `expect`"

@@ -158,8 +158,9 @@ def subject(site: Site) -> str:
 def first_per_cause(
     candidates: Iterable[tuple[Site, Divergence]], report: Callable[[Site, Divergence], Diagnostic]
 ) -> Iterator[Diagnostic]:
-    """One finding per cause (a guard, branch or exit) and function: the first collective it
-    affects, with a note counting the others, so one bad branch is one finding."""
+    """One finding per cause (a guard, branch or exit) and function, at the first collective it
+    affects; every further collective the same cause reaches is named by a label of its own, so a
+    terminal reader sees them and a review bot can annotate each (SARIF related locations)."""
     groups: dict[tuple, list[tuple[Site, Divergence]]] = {}
     for site, divergence in candidates:
         key = (id(site.function), divergence.kind, divergence.index if divergence.kind != "guard" else site.index)
@@ -167,13 +168,20 @@ def first_per_cause(
     for members in groups.values():
         site, divergence = members[0]
         diagnostic = report(site, divergence)
-        others = len({member.index for member, _ in members}) - 1
+        others = list({member.index: member for member, _ in members if member.index != site.index}.values())
         if others:
-            plural = "s" if others > 1 else ""
-            note = f"{others} more collective{plural} after it {'are' if others > 1 else 'is'} affected the same way"
-            diagnostic = _with_note(diagnostic, note)
+            labels = tuple(
+                Label(other.instruction.span, f"{subject_phrase(other)} is affected the same way", also_affected=True)
+                for other in others
+            )
+            plural = "s" if len(others) > 1 else ""
+            note = f"{len(others)} more collective{plural} after it {'are' if len(others) > 1 else 'is'} affected the same way"
+            diagnostic = replace(diagnostic, labels=diagnostic.labels + labels, notes=diagnostic.notes + (note,))
         yield diagnostic
 
 
-def _with_note(diagnostic: Diagnostic, note: str) -> Diagnostic:
-    return replace(diagnostic, notes=diagnostic.notes + (note,))
+def subject_phrase(site: Site) -> str:
+    """A label's name for a site: "`bar.sync`", or "this call (reaching `bar.sync`)"."""
+    if site.via is None:
+        return f"`{site.short_name}`"
+    return f"this call (reaching `{site.short_name}`)"

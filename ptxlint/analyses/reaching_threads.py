@@ -15,8 +15,14 @@ rank, see ``ptxlint/analyses/lanes.py``). For each warp the state keeps the *alt
 possible sets of its lanes that reach the point, as 32-bit lane masks. A branch whose condition is
 an exact function of `%tid.x` (a :class:`~ptxlint.analyses.lanes.TidSet` predicate) intersects
 every alternative with the condition's lanes; a branch on a warp-uniform condition whose value we
-do not know sends each warp all one way, so each alternative ``a`` becomes ``a`` or nothing; any
-other condition (thread-varying data) makes the set unknown (``None``). A join takes the union of
+do not know sends each warp all one way, so each alternative ``a`` becomes ``a`` or nothing; a
+branch on thread-varying data (an `elect.sync` result, a loaded value) sends an unknown part of
+each alternative each way, written as the alternative with the ``_SOME`` bit: "some of these
+lanes, perhaps all, perhaps none". Such a part remembers the branch and the side it took (bits
+above ``_SOME``), so that where the two sides meet again their union is the whole alternative
+once more. Later exact conditions narrow a part like any set, so `if (warp == 4 &&
+elect_one_sync()) {…} else if (warp < 4) {…}` is known to bring whole warps 0–3 to the second
+body, while the first stays a part of warp 4. A join takes the union of
 one alternative from each side, for every pair (the choices on the two sides may be correlated;
 taking every pair over-approximates). The alternatives stay closed under union, which makes the
 join idempotent.
@@ -42,11 +48,16 @@ _WARPS_PER_WARPGROUP = 4
 
 Threads = tuple  # tuple[frozenset[int], ...] per warp, or None when unknown
 
+# Marks an alternative as an unknown subset of its lanes (bits 0..31); never set on 0. The bits
+# above it, when set, name the branch and side the subset came from: (index << 1 | taken) << 33.
+_SOME = 1 << WARP_SIZE
+_ORIGIN_SHIFT = WARP_SIZE + 1
+
 
 class ThreadSpace:
     """The threads of one block shape: ``bound`` threads (`%tid.x` below it), in warps."""
 
-    __slots__ = ("bound", "warps", "full", "everyone", "_levels", "_masks")
+    __slots__ = ("bound", "warps", "full", "everyone", "_levels", "_masks", "_memo")
 
     def __init__(self, bound: int) -> None:
         self.bound = bound
@@ -55,6 +66,9 @@ class ThreadSpace:
         self.everyone: Threads = tuple(frozenset((mask,)) for mask in self.full)
         self._levels: dict[int, tuple[Threads, Level | None]] = {}
         self._masks: dict[int, tuple[int, ...]] = {}
+        # Results of joins and sharpenings by the identity of their operands (kept alive with
+        # them, so an id is never reused while cached): the solver revisits the same states.
+        self._memo: dict[tuple, tuple] = {}
 
     def split(self, mask: int) -> tuple[int, ...]:
         """A `%tid.x` mask as one lane mask per warp."""
@@ -69,7 +83,7 @@ class ThreadSpace:
             return None
         lanes = self.split(mask)
         return tuple(
-            alternatives if lanes[warp] == self.full[warp] else frozenset(a & lanes[warp] for a in alternatives)
+            alternatives if lanes[warp] == self.full[warp] else frozenset(_narrowed(a, lanes[warp]) for a in alternatives)
             for warp, alternatives in enumerate(threads)
         )
 
@@ -79,6 +93,51 @@ class ThreadSpace:
             return None
         return tuple(alternatives if 0 in alternatives else alternatives | {0} for alternatives in threads)
 
+    def some_of(self, threads: Threads | None, branch: int, taken: bool) -> Threads | None:
+        """After the branch at instruction ``branch`` on thread-varying data: an unknown part of
+        each warp's lanes goes on, the part on the ``taken`` side. A part of a part is only known
+        to be some of the lanes: it does not come back whole where the inner branch rejoins."""
+        if threads is None:
+            return None
+        key = ("some_of", id(threads), branch, taken)
+        known = self._memo.get(key)
+        if known is not None and known[0] is threads:
+            return known[1]
+        origin = (branch << 1 | taken) << _ORIGIN_SHIFT
+        result = tuple(
+            alternatives
+            if alternatives == _NOTHING
+            else frozenset((a | _SOME | origin if not a & _SOME else (a & _FULL_WARP) | _SOME) if a else 0 for a in alternatives)
+            for alternatives in threads
+        )
+        self._remember(key, (threads, result))
+        return result
+
+    def at_least(self, threads: Threads | None, included: Threads | None) -> Threads | None:
+        """``threads``, knowing that the set they describe contains the set ``included``
+        describes: where the paths from a branch meet again, every thread that took the branch
+        has arrived, whichever way it went."""
+        if threads is None or included is None or threads is included or self.level(threads) is not None:
+            return threads  # nothing unknown to sharpen (the level is cached per state)
+        key = ("at_least", id(threads), id(included))
+        known = self._memo.get(key)
+        if known is not None and known[0] is threads and known[1] is included:
+            return known[2]
+        sharpened = tuple(
+            alternatives
+            if known == _NOTHING or not any(a & _SOME for a in alternatives)
+            else frozenset(_at_least(a, b) for a in alternatives for b in known)
+            for alternatives, known in zip(threads, included)
+        )
+        result = threads if sharpened == threads else sharpened
+        self._remember(key, (threads, included, result))
+        return result
+
+    def _remember(self, key: tuple, entry: tuple) -> None:
+        if len(self._memo) > 8192:
+            self._memo.clear()
+        self._memo[key] = entry
+
     def join(self, first: Threads | None, second: Threads | None) -> Threads | None:
         if first is second:
             return first
@@ -86,6 +145,15 @@ class ThreadSpace:
             return None
         if first == second:
             return first  # the join is idempotent
+        key = ("join", id(first), id(second))
+        known = self._memo.get(key)
+        if known is not None and known[0] is first and known[1] is second:
+            return known[2]
+        result = self._join(first, second)
+        self._remember(key, (first, second, result))
+        return result
+
+    def _join(self, first: Threads, second: Threads) -> Threads | None:
         merged = []
         for left, right in zip(first, second):
             if left == right or right == _NOTHING:
@@ -94,7 +162,9 @@ class ThreadSpace:
             if left == _NOTHING:
                 merged.append(right)
                 continue
-            alternatives = frozenset(a | b for a in left for b in right)
+            alternatives = frozenset(_union(a, b) for a in left for b in right)
+            if len(alternatives) > 2:
+                alternatives = _fold_parts(alternatives)
             if len(alternatives) > _MAX_ALTERNATIVES:
                 return None
             merged.append(alternatives)
@@ -151,11 +221,60 @@ class ThreadSpace:
         mask = 0
         for warp, alternatives in enumerate(threads):
             for alternative in alternatives:
-                mask |= alternative << (WARP_SIZE * warp)
+                mask |= (alternative & _FULL_WARP) << (WARP_SIZE * warp)
         return ranges(mask) or "none"
 
 
 _NOTHING = frozenset((0,))
+
+
+def _narrowed(alternative: int, lanes: int) -> int:
+    """The lanes of ``alternative`` that are in ``lanes``; an unknown part stays unknown (and
+    keeps its origin: both sides of its branch narrowed alike still make up the narrowed whole),
+    and becomes nothing when none of its lanes remain."""
+    narrowed = alternative & ~(_FULL_WARP & ~lanes)
+    return narrowed if narrowed & _FULL_WARP else 0
+
+
+def _at_least(alternative: int, included: int) -> int:
+    """``alternative``, knowing that the lanes it stands for contain ``included``: an unknown part
+    that cannot be smaller than an exact set it lies within is that set."""
+    if not alternative & _SOME:
+        return alternative  # already exact
+    if included and not included & _SOME and (alternative & _FULL_WARP) & ~included == 0:
+        return included
+    return alternative
+
+
+def _fold_parts(alternatives: frozenset[int]) -> frozenset[int]:
+    """The alternatives with their unknown parts folded into one part of all their lanes, which no
+    longer remembers a branch: past the two sides of one branch, the pairs of parts joins make
+    multiply and cost more than what they can still prove."""
+    parts = [alternative for alternative in alternatives if alternative & _SOME]
+    if len(parts) < 2:
+        return alternatives
+    lanes = 0
+    for part in parts:
+        lanes |= part & _FULL_WARP
+    return frozenset([alternative for alternative in alternatives if not alternative & _SOME] + [lanes | _SOME])
+
+
+def _union(first: int, second: int) -> int:
+    """The lanes of both alternatives: exact when both are; the whole when they are the two
+    sides of one branch over the same lanes; otherwise an unknown part of all their lanes."""
+    if first == second:
+        return first
+    if not (first | second) & _SOME:
+        return first | second
+    lanes = (first | second) & _FULL_WARP
+    if first & _SOME and second & _SOME and (first & _FULL_WARP) == (second & _FULL_WARP):
+        first_origin, second_origin = first >> _ORIGIN_SHIFT, second >> _ORIGIN_SHIFT
+        if first_origin and second_origin and first_origin ^ second_origin == 1:
+            return lanes  # the taken and the not-taken part of one branch
+    exact = second if first & _SOME else first
+    if not exact & _SOME and (lanes & ~exact) == 0:
+        return exact  # some of the lanes of an exact set, joined with that set
+    return lanes | _SOME
 
 
 def ranges(mask: int) -> str:

@@ -86,7 +86,6 @@ from ptxlint.dataflow import indices_by_block, instruction_states, solve_forward
 from ptxlint.isa.aligned import Collective, collective
 from ptxlint.isa.special_registers import UNIFORMITY, special_register_base
 from ptxlint.isa.types import integer_types
-from ptxlint.printer import format_instruction
 from ptxlint.source import Span
 
 # ----------------------------------------------------------------------------- values
@@ -880,6 +879,19 @@ class UniformityAnalysis:
         # Per block: registers written more than once whose last write in the block was raised to
         # the level of the control it ran under, with the value before the raise (see refine).
         self._raised: dict[int, dict[str, Value]] = {}
+        # Loops left by one edge: the threads that entered each (by header), for that edge.
+        self._sole_exit_loops = self.cfg.sole_exit_loops if self.space is not None else {}
+        self._loop_headers = frozenset(self._sole_exit_loops.values())
+        self._loop_entry_threads: dict[int, Threads | None] = {}
+        # Where the paths from each branch meet again (its immediate post-dominator), every thread
+        # that took the branch has arrived: {meeting block: branch blocks}, and the threads that
+        # left each branch block.
+        self._meeting_of: dict[int, list[int]] = {}
+        if self.space is not None:
+            for block, info in self._branches.items():
+                if info.post_dominator is not None and info.post_dominator != self.cfg.exit:
+                    self._meeting_of.setdefault(info.post_dominator, []).append(block)
+        self._threads_leaving: dict[int, Threads | None] = {}
         self._paths: dict[tuple, Divergence] = {}
         self._correlated = static.correlated
         self._correlated_endings: dict[tuple, tuple[frozenset, int | None]] = {}
@@ -910,6 +922,8 @@ class UniformityAnalysis:
         return State(values, control, exits, max(first.epoch, second.epoch), threads)
 
     def refine(self, source: int, target: int, state: State) -> State:
+        if self.space is not None and source in self._branches:
+            self._threads_leaving[source] = state.threads  # for ``entering`` where its paths meet
         control = state.control
         ending = self._ending_at.get(target)
         if ending and control and any(entry[0] in ending for entry in control):
@@ -931,8 +945,17 @@ class UniformityAnalysis:
                         exits = _join_exits(exits, (mark,))
         values = state.values
         threads = state.threads
-        if threads is not None:
+        entered = self._sole_exit_loops.get((source, target)) if self.space is not None else None
+        if entered is not None and entered in self._loop_entry_threads:
+            # Every thread that entered a loop with one way out leaves it here (or never does),
+            # however the threads split inside it: a spin on `mbarrier.try_wait` does.
+            threads = self._loop_entry_threads[entered]
+        elif threads is not None:
             threads = self._edge_threads(source, target, info, state)
+        if target in self._loop_headers and (source, target) not in self.cfg.back_edges:
+            known = self._loop_entry_threads
+            known[target] = threads if target not in known else self.space.join(known[target], threads)  # type: ignore[union-attr]
+        if threads is not None:
             raised = self._raised.get(source)
             if raised and threads is not None:
                 values = self._lower_raised(raised, values, self.space.level(threads))  # type: ignore[union-attr]
@@ -941,6 +964,22 @@ class UniformityAnalysis:
         if control is state.control and exits is state.exits and values is state.values and threads is state.threads:
             return state
         return State(values, control, exits, state.epoch, threads)
+
+    def entering(self, block: int, state: State) -> State:
+        """The state ``block`` is entered with, knowing that every thread that took a branch whose
+        paths meet again here has arrived: nested branches on thread-varying data (an elected
+        lane, a bounds check) blur which lanes reach the blocks between, not this one."""
+        branches = self._meeting_of.get(block)
+        if not branches or state.threads is None:
+            return state
+        threads = state.threads
+        leaving = self._threads_leaving
+        for branch in branches:
+            if branch in leaving:
+                threads = self.space.at_least(threads, leaving[branch])  # type: ignore[union-attr]
+        if threads is state.threads:
+            return state
+        return State(state.values, state.control, state.exits, state.epoch, threads)
 
     def _live_values(self, block: int, values: dict) -> dict:
         """``values`` without the registers that neither ``block`` nor anything after it reads
@@ -1047,8 +1086,8 @@ class UniformityAnalysis:
                     threads = space.restrict(threads, mask)  # type: ignore[union-attr]
                 elif value.level <= Level.WARP:
                     threads = space.maybe_none(threads)  # type: ignore[union-attr]
-                else:
-                    return None
+                elif len(self.cfg.successors(info.block)) > 1:
+                    threads = space.some_of(threads, info.index, target == info.taken)  # type: ignore[union-attr]
             elif instruction.opcode.base == "brx":
                 index = instruction.operands[0] if instruction.operands else None
                 if index is None or self._operand_value(index, instruction, state).level > Level.WARP:
@@ -1201,7 +1240,7 @@ class UniformityAnalysis:
         leaves_thread = instruction.opcode.base == "exit" or self.function.is_kernel
         if instruction.guard is None or not leaves_thread or execution is None:
             return state  # unguarded: nothing falls through; a `.func` ret returns to the caller
-        text = format_instruction(instruction)
+        text = _text(instruction.guard.predicate)
         mark = Divergence("exit", execution.level, index, instruction.span, text, execution.origin, execution.proven)
         exits = _join_exits(state.exits, (mark,))
         return State(state.values, state.control, exits, state.epoch, state.threads)
@@ -2029,7 +2068,7 @@ def _end_kind(last: ir.Instruction, function: ir.Function) -> str | None:
     base = last.opcode.base
     if base == "exit" or (base == "ret" and function.is_kernel):
         return "exit"
-    if base == "trap":
+    if cfg_module.ends_grid(last):
         return "trap"
     return None
 

@@ -28,6 +28,7 @@ class Report:
     elapsed: float | None = None
     map_to_source: bool = False  # make the CUDA source line the primary location
     all_steps: bool = False  # print every step of path witnesses, not only the deciding ones
+    group: bool = True  # in the terminal, fold findings that repeat one origin (render/grouping.py)
 
     def maps_to_source(self, result: FileResult) -> bool:
         """Whether ``result``'s findings are shown at their CUDA/Triton line: asked for with

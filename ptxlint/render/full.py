@@ -16,6 +16,7 @@ decoration: the text is identical without it.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from rich.text import Text
 
 from ptxlint.diagnostics import Diagnostic, FileResult, Label, Severity, SourceFrame
 from ptxlint.render import Report, notice
+from ptxlint.render.grouping import group
 from ptxlint.render.locations import display_path, origin_text, span_location
 from ptxlint.render.names import readable
 from ptxlint.render.text import plural, printable
@@ -39,6 +41,7 @@ _TAB_WIDTH = 4
 _MAX_EXCERPT = 240  # characters of a source line shown around a finding; longer lines are cut
 _EXCERPT_CONTEXT = 60  # characters shown before the first annotation of a cut line
 MAX_WITNESS_LINES = 8  # steps of a path witness shown without --show-all-steps
+_LISTED_REPEATS = 6  # PTX lines of folded repeats named in the note
 _MAX_SOURCE_BYTES = 16 * 1024 * 1024  # of a CUDA/Triton file read to show the line a finding maps to
 
 
@@ -67,7 +70,20 @@ def _is_tty(stream: TextIO) -> bool:
 def render(report: Report, console: Console, show_summary: bool = True) -> None:
     for result in report.results:
         if result.source is not None:
-            for diagnostic in result.diagnostics:
+            if not report.group:
+                for diagnostic in result.diagnostics:
+                    console.print(diagnostic_text(diagnostic, result.source, report.maps_to_source(result), report.all_steps))
+            for found in group(result.diagnostics, result.source) if report.group else ():
+                diagnostic = found.first
+                if found.others:
+                    lines = ", ".join(str(other.span.line) for other in found.others[:_LISTED_REPEATS])
+                    more = ", …" if len(found.others) > _LISTED_REPEATS else ""
+                    note = (
+                        f"and {plural(len(found.others), 'more finding')} like it in "
+                        f"{plural(found.kernels, 'kernel')} ({'line' if len(found.others) == 1 else 'lines'} {lines}{more}; "
+                        "--no-group shows each)"
+                    )
+                    diagnostic = dataclasses.replace(diagnostic, notes=diagnostic.notes + (note,))
                 console.print(diagnostic_text(diagnostic, result.source, report.maps_to_source(result), report.all_steps))
         if result.error is not None:
             console.print(_file_error(result))
@@ -124,6 +140,13 @@ def summary(report: Report) -> Text:
         )
         if count
     ]
+    folded = (
+        sum(len(found.others) for result in results if result.source is not None for found in group(result.diagnostics, result.source))
+        if report.group and parts
+        else 0
+    )
+    if folded:
+        hidden.append(f"{folded} shown as repeats")
     if hidden:
         text.append(f" ({', '.join(hidden)})")
     if report.elapsed is not None:

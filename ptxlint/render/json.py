@@ -88,7 +88,7 @@ def _symbols(diagnostic: Diagnostic) -> list[dict[str, str]]:
 
 
 def _label(source: SourceFile, label: Label) -> dict[str, Any]:
-    return {"message": label.message, "location": _location(source, label.span)}
+    return {"message": label.message, "location": _location(source, label.span), "affected": label.also_affected}
 
 
 def _location(source: SourceFile, span: Span) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from ptxlint import __version__
 from ptxlint.diagnostics import Diagnostic, FileResult, Label, Severity
 from ptxlint.render import Report, notice
 from ptxlint.render.fingerprint import line_hashes
+from ptxlint.render.grouping import group
 from ptxlint.render.json import valid_unicode
 from ptxlint.render.locations import Location, frame_location, span_location
 from ptxlint.render.names import demangle, mangled_names
@@ -80,10 +81,10 @@ class _RunBuilder:
             "originalUriBaseIds": {SOURCE_ROOT: {"uri": self.root.as_uri() + "/"}},
             "columnKind": "utf16CodeUnits",
             "results": [
-                self.result(diagnostic, result)
+                sarif
                 for result in self.report.results
                 if result.source is not None
-                for diagnostic in result.diagnostics
+                for sarif in self.results_of(result)
             ],
         }
 
@@ -110,6 +111,31 @@ class _RunBuilder:
                 if notice(result) is not None
             ],
         }
+
+    def results_of(self, result: FileResult) -> list[dict[str, Any]]:
+        """One SARIF result per finding; mapped to the source, one per source location and rule,
+        the PTX instructions it stands for (template instantiations, unrolled copies) as related
+        locations, so a review bot annotates a CUDA/Triton line once."""
+        assert result.source is not None
+        if not self.report.maps_to_source(result):
+            return [self.result(diagnostic, result) for diagnostic in result.diagnostics]
+        found = []
+        for repeated in group(result.diagnostics, result.source):
+            if not repeated.others or not repeated.first.origin:
+                found += [self.result(diagnostic, result) for diagnostic in (repeated.first, *repeated.others)]
+                continue
+            sarif = self.result(repeated.first, result)
+            related = [{key: value for key, value in location.items() if key != "id"} for location in sarif.get("relatedLocations", [])]
+            related += [
+                {
+                    "physicalLocation": self.physical(span_location(result.source, other.span, utf16=True)),
+                    "message": {"text": "the same finding at this PTX instruction"},
+                }
+                for other in repeated.others
+            ]
+            sarif["relatedLocations"] = [dict(location, id=number) for number, location in enumerate(related, 1)]
+            found.append(sarif)
+        return found
 
     def result(self, diagnostic: Diagnostic, result: FileResult) -> dict[str, Any]:
         assert result.source is not None

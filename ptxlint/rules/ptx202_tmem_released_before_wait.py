@@ -65,7 +65,11 @@ stores hand nothing over. A call to a function that waits counts as a wait; a ca
 whose body is not in the module is assumed to wait. A `.func`'s `ret` is not an exit. Kernels
 that never allocate tensor memory (themselves or through a call) are not checked. Only the first
 hand-off on a path after the access is reported: the barriers and atomics that follow it repeat
-the same finding.
+the same finding. A CTA barrier (`bar.sync`, `barrier.sync`, …) hands nothing over when no
+thread can touch the tensor memory after it before this thread's wait: on every path from it,
+the wait comes before any tensor-memory write (or, for a store, read), dealloc or other hand-off,
+and another CTA barrier follows the wait before them (Triton separates shared-memory stages with
+barriers between a `tcgen05.ld` and its wait).
 """
 
 from __future__ import annotations
@@ -73,6 +77,7 @@ from __future__ import annotations
 from typing import Iterable, Iterator
 
 from ptxlint.analyses.tcgen05 import (
+    called_operations,
     pending_labels,
     waiting_instruction,
     may_have_pending,
@@ -86,6 +91,7 @@ from ptxlint.analyses.tcgen05 import (
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.ir import Function, Instruction
+from ptxlint.isa.tcgen05 import operation
 from ptxlint.rules.base import Rule
 
 # Bases whose every form publishes this thread's earlier memory effects to others.
@@ -145,11 +151,88 @@ def _check_function(context: ModuleContext, function: Function) -> Iterator[Diag
         instruction = function.instructions[index]
         state = pending.analysis.assume_guard(index, instruction, pending.state_before(index))
         in_flight = sorted(
-            (item for item in pending_items(state) if not item.values_consumed and first_hand_offs.first(item, index)),
+            (
+                item
+                for item in pending_items(state)
+                if not item.values_consumed
+                and first_hand_offs.first(item, index)
+                and not (_is_cta_barrier(instruction) and _nothing_touches_tmem_before_wait(pending, index, item))
+            ),
             key=lambda item: item.index,
         )
         if in_flight:
             yield _report(function, instruction, hand_off(instruction, function.is_kernel), in_flight)
+
+
+def _is_cta_barrier(instruction: Instruction) -> bool:
+    opcode = instruction.opcode
+    first = opcode.modifiers[0] if opcode.modifiers else ""
+    return opcode.base in ("bar", "barrier") and first not in ("warp", "cluster")
+
+
+# What another thread may do to the tensor memory of a pending access after a barrier, by the
+# access's kind: overwrite or free what a load reads; also read what a store writes.
+_CONFLICTING = {
+    "ld": frozenset({"mma", "cp", "st", "shift", "dealloc"}),
+    "st": frozenset({"mma", "cp", "st", "shift", "dealloc", "ld"}),
+}
+# Instructions the search below visits at most, from one barrier; past it the barrier is reported.
+_SEARCH_BUDGET = 20_000
+
+
+def _nothing_touches_tmem_before_wait(pending: FunctionState, barrier: int, item: Pending) -> bool:
+    """Whether, on every path from the CTA barrier at ``barrier``, this thread waits for ``item``
+    and then passes another CTA barrier before any instruction that conflicts with the access,
+    frees tensor memory or hands anything over: then no thread can act on what the barrier
+    published before the access completes, and the later barrier is the real hand-off."""
+    function = pending.analysis.function
+    graph = pending.solution.cfg
+    instructions = function.instructions
+    summaries = pending.analysis.summaries
+    conflicting = _CONFLICTING[item.kind]
+    wait = f"wait::{item.kind}"
+    budget = _SEARCH_BUDGET
+    seen: set[tuple[int, bool]] = set()
+    work = [(barrier + 1, False)]
+    while work:
+        position, waited = work.pop()
+        block = graph.block_of(position) if position < len(instructions) else None
+        if block is None:
+            return False  # the end of the body with nothing after
+        end = graph.blocks[block].end
+        while position < end:
+            budget -= 1
+            if budget < 0:
+                return False
+            instruction = instructions[position]
+            opcode = instruction.opcode
+            if opcode.base == "call":
+                operations = called_operations(instruction, summaries)
+                if operations is None or wait in operations:
+                    waited = True  # a function whose body is unknown is assumed to wait
+                elif operations & conflicting:
+                    return False
+            elif opcode.base == "tcgen05":
+                performed = operation(opcode.base, opcode.modifiers)
+                if performed == wait and instruction.guard is None:
+                    waited = True
+                elif performed in conflicting or performed == "commit":
+                    return False
+            elif _is_cta_barrier(instruction):
+                if waited:
+                    break  # the next hand-off comes after the wait
+            elif hand_off(instruction, function.is_kernel):
+                return False
+            position += 1
+        else:
+            for successor in graph.successors(block):
+                if successor == graph.exit:
+                    return False
+                state = (graph.blocks[successor].start, waited)
+                if state not in seen:
+                    seen.add(state)
+                    work.append(state)
+    return True
 
 
 class FirstHandOffs:

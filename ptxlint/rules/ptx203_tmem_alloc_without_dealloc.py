@@ -55,8 +55,8 @@ Any `tcgen05.dealloc` counts, whatever its address and column count. An allocati
 which does not hold it deallocates (another warp owns the teardown, as in CUTLASS's attention
 kernels) is not reported for the allocating thread's exit. A call to a function that
 deallocates counts as a dealloc, one to a function that allocates as an alloc, and one to a
-function whose body is not in the module is assumed to deallocate. Paths that end in `trap` are
-not reported. Only kernels are checked: a `.func` may hand its allocation back to its caller.
+function whose body is not in the module is assumed to deallocate. Paths that end in `trap` or in a
+failed `assert` (a call to `__assertfail`, which never returns) are not reported. Only kernels are checked: a `.func` may hand its allocation back to its caller.
 """
 
 from __future__ import annotations
@@ -73,6 +73,7 @@ from ptxlint.analyses.tcgen05 import (
 )
 from ptxlint.analyses.tcgen05_paths import branch_labels, witness_path
 from ptxlint.callgraph import callee_name
+from ptxlint.cfg import ends_grid
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function
@@ -142,7 +143,7 @@ def _live_at_exit(allocations: FunctionState, block: int) -> frozenset[int]:
     if not state:
         return frozenset()
     node = graph.blocks[block]
-    if node.end > node.start and graph.function.instructions[node.end - 1].opcode.base == "trap":
+    if node.end > node.start and ends_grid(graph.function.instructions[node.end - 1]):
         return frozenset()
     return live_allocations(allocations.analysis.refine(block, graph.exit, state))
 

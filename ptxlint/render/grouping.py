@@ -1,0 +1,54 @@
+"""Findings that repeat one origin, shown once.
+
+A template instantiated for many kernels, or a loop the compiler unrolled, puts the same bug at
+many PTX lines. When several findings of one rule in one file come from the same CUDA/Triton
+line (`.loc`), or, without line information, say the same thing up to register names and
+numbers, the terminal shows the first with "and N more like it in M kernels" (`--no-group` shows
+every one). SARIF mapped to the source keeps one result per source line and rule, the PTX
+instructions as related locations. JSON and the one-line formats editors read keep every finding.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from ptxlint.diagnostics import Diagnostic
+from ptxlint.source import SourceFile
+
+# What varies between copies of one pattern: registers, labels, numbers.
+_VARYING = re.compile(r"%[A-Za-z_$][\w$]*|\$L\w+|\b\d+\b")
+_FUNCTION_START = re.compile(rb"^[ \t]*(?:\.(?:visible|weak|extern)[ \t]+)*\.(?:entry|func)\b", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Group:
+    first: Diagnostic
+    others: tuple[Diagnostic, ...]
+    kernels: int  # the functions the whole group lies in
+
+
+def group(diagnostics: tuple[Diagnostic, ...] | list[Diagnostic], source: SourceFile) -> list[Group]:
+    """The findings in their order, those that repeat an earlier one's origin folded into it."""
+    members: dict[tuple, list[Diagnostic]] = {}
+    for diagnostic in diagnostics:
+        members.setdefault(_key(diagnostic), []).append(diagnostic)
+    starts = _function_start_lines(source)
+    groups = []
+    for found in members.values():
+        kernels = len({bisect.bisect_right(starts, diagnostic.span.line) for diagnostic in found})
+        groups.append(Group(found[0], tuple(found[1:]), kernels))
+    return groups
+
+
+def _key(diagnostic: Diagnostic) -> tuple:
+    if diagnostic.origin:
+        frame = diagnostic.origin[0]
+        return (diagnostic.code, "source", frame.path, frame.line, frame.column)
+    return (diagnostic.code, "pattern", _VARYING.sub("#", diagnostic.message))
+
+
+def _function_start_lines(source: SourceFile) -> list[int]:
+    data = source.data
+    return [data.count(b"\n", 0, match.start()) + 1 for match in _FUNCTION_START.finditer(data)]
