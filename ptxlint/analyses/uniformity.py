@@ -26,10 +26,14 @@ Model (after LLVM's UniformityAnalysis, on PTX registers instead of SSA values):
   (``ptxlint/analyses/reaching_threads.py``): branches on exact `%tid.x` sets narrow it, so a
   block that the paths through lane-splitting branches reach with whole warps (nvcc's jump-threaded
   `if (tid == 0) … if (warp == 0) alloc`) runs at warp level, and a register written under such
-  control is lowered back along an edge taken by whole warps.
+  control is lowered back along an edge taken by whole warps. A branch on thread-varying data
+  leaves an unknown part of each warp on either side; where its paths meet (``entering``) every
+  thread that took it is back, and a loop with one way out is left by every thread that entered
+  it, so an elected producer lane does not blur the consumer warps after it.
 - **Exits.** A branch that sends part of the threads to an `exit` (or a kernel `ret`), or a
   guarded exit, leaves an exit mark on the paths the other threads take: collectives after it
-  run without the exited threads. Branches into `trap` are ignored: a trap ends the whole grid.
+  run without the exited threads. Branches into `trap` (or a failed `assert`) are ignored: it
+  ends the whole grid.
 - **Calls.** `.func` parameters are the join over every call site's arguments, computed
   callers-first and iterated with return values to a fixed point; externally visible, recursive
   or address-taken functions get thread-varying parameters.
