@@ -91,6 +91,15 @@ def normalise(text: str) -> str:
     return re.sub(r'"(version|semanticVersion)": "\d+\.\d+\.\d+[^"]*"', r'"\1": "VERSION"', text)
 
 
+def assert_golden(actual: str, golden: str) -> None:
+    """``actual`` is the content of ``tests/golden/<golden>`` (which PTXLINT_UPDATE_GOLDEN=1 rewrites)."""
+    path = GOLDEN / golden
+    if UPDATE:
+        path.write_text(actual, encoding="utf-8")
+    assert path.exists(), f"{path.name} missing: run with PTXLINT_UPDATE_GOLDEN=1"
+    assert actual == path.read_text(encoding="utf-8"), f"{golden} differs (PTXLINT_UPDATE_GOLDEN=1 regenerates)"
+
+
 CASES = [
     ("full", False, "full.txt"),
     ("full", True, "full-map-to-source.txt"),
@@ -107,12 +116,7 @@ CASES = [
 @pytest.mark.parametrize(("output_format", "map_to_source", "golden"), CASES, ids=[case[2] for case in CASES])
 def test_golden(output_format: str, map_to_source: bool, golden: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
-    actual = render(output_format, golden_report(map_to_source))
-    path = GOLDEN / golden
-    if UPDATE:
-        path.write_text(actual, encoding="utf-8")
-    assert path.exists(), f"{path.name} missing: run with PTXLINT_UPDATE_GOLDEN=1"
-    assert actual == path.read_text(encoding="utf-8"), f"{golden} differs (PTXLINT_UPDATE_GOLDEN=1 regenerates)"
+    assert_golden(render(output_format, golden_report(map_to_source)), golden)
 
 
 def test_colour_changes_only_decoration(monkeypatch: pytest.MonkeyPatch) -> None:

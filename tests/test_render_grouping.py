@@ -10,9 +10,9 @@ import json
 import pytest
 
 from ptxlint.lint import LintSettings, lint_path
-from ptxlint.render import Report, full, renderer
+from ptxlint.render import Report, renderer
 from ptxlint.rules import RULES_BY_CODE
-from test_render_golden import GOLDEN, ROOT, UPDATE, normalise
+from test_render_golden import ROOT, assert_golden, render
 
 INPUT = "tests/golden/inputs/repeated.ptx"
 
@@ -22,13 +22,7 @@ def test_grouping_golden(grouped: bool, golden: str, monkeypatch: pytest.MonkeyP
     monkeypatch.chdir(ROOT)
     rules = (RULES_BY_CODE["PTX102"],)
     report = Report((lint_path(INPUT, LintSettings(rules=rules)),), rules=rules, group=grouped)
-    stream = io.StringIO()
-    full.render(report, full.console_for(stream, "never"))
-    actual = normalise(stream.getvalue())
-    path = GOLDEN / golden
-    if UPDATE:
-        path.write_text(actual, encoding="utf-8")
-    assert actual == path.read_text(encoding="utf-8"), f"{golden} differs (PTXLINT_UPDATE_GOLDEN=1 regenerates)"
+    assert_golden(render("full", report), golden)
 
 
 def test_sarif_mapped_to_the_source_has_one_result_per_source_line(monkeypatch: pytest.MonkeyPatch) -> None:

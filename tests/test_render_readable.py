@@ -13,10 +13,10 @@ import json
 import pytest
 
 from ptxlint.lint import LintSettings, lint_path
-from ptxlint.render import Report, full, renderer
+from ptxlint.render import Report, renderer
 from ptxlint.render.names import shorten
 from ptxlint.rules import RULES_BY_CODE
-from test_render_golden import GOLDEN, ROOT, UPDATE, normalise
+from test_render_golden import ROOT, assert_golden, render
 
 INPUT = "tests/golden/inputs/long_path.ptx"
 CASES = [("full", False, "readable-full.txt"), ("full", True, "readable-full-all-steps.txt"),
@@ -31,16 +31,7 @@ def report(all_steps: bool) -> Report:
 @pytest.mark.parametrize(("output_format", "all_steps", "golden"), CASES, ids=[case[2] for case in CASES])
 def test_readable_golden(output_format: str, all_steps: bool, golden: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
-    stream = io.StringIO()
-    if output_format == "full":
-        full.render(report(all_steps), full.console_for(stream, "never"))
-    else:
-        renderer(output_format).render(report(all_steps), stream)
-    actual = normalise(stream.getvalue())
-    path = GOLDEN / golden
-    if UPDATE:
-        path.write_text(actual, encoding="utf-8")
-    assert actual == path.read_text(encoding="utf-8"), f"{golden} differs (PTXLINT_UPDATE_GOLDEN=1 regenerates)"
+    assert_golden(render(output_format, report(all_steps)), golden)
 
 
 def test_machine_formats_carry_both_names(monkeypatch: pytest.MonkeyPatch) -> None:
