@@ -28,7 +28,7 @@ from rich.text import Text
 
 from ptxlint.diagnostics import Diagnostic, FileResult, Label, Severity, SourceFrame
 from ptxlint.render import Report, notice
-from ptxlint.render.grouping import group
+from ptxlint.render.grouping import Group, group
 from ptxlint.render.locations import display_path, origin_text, span_location
 from ptxlint.render.names import readable
 from ptxlint.render.text import plural, printable
@@ -68,29 +68,39 @@ def _is_tty(stream: TextIO) -> bool:
 
 
 def render(report: Report, console: Console, show_summary: bool = True) -> None:
+    folded = 0
     for result in report.results:
         if result.source is not None:
-            if not report.group:
-                for diagnostic in result.diagnostics:
-                    console.print(diagnostic_text(diagnostic, result.source, report.maps_to_source(result), report.all_steps))
-            for found in group(result.diagnostics, result.source) if report.group else ():
-                diagnostic = found.first
-                if found.others:
-                    lines = ", ".join(str(other.span.line) for other in found.others[:_LISTED_REPEATS])
-                    more = ", …" if len(found.others) > _LISTED_REPEATS else ""
-                    note = (
-                        f"and {plural(len(found.others), 'more finding')} like it in "
-                        f"{plural(found.kernels, 'kernel')} ({'line' if len(found.others) == 1 else 'lines'} {lines}{more}; "
-                        "--no-group shows each)"
-                    )
-                    diagnostic = dataclasses.replace(diagnostic, notes=diagnostic.notes + (note,))
-                console.print(diagnostic_text(diagnostic, result.source, report.maps_to_source(result), report.all_steps))
+            for found in _shown(report, result):
+                folded += len(found.others)
+                console.print(_with_repeats(found, result.source, report, result))
         if result.error is not None:
             console.print(_file_error(result))
         if notice(result) is not None:
             console.print(_file_notice(result))
     if show_summary:
-        console.print(summary(report))
+        console.print(summary(report, folded))
+
+
+def _shown(report: Report, result: FileResult) -> list[Group]:
+    """The findings as printed: folded by origin, or one by one with `--no-group`."""
+    if report.group:
+        return group(result.diagnostics, result.source)
+    return [Group(diagnostic, (), 1) for diagnostic in result.diagnostics]
+
+
+def _with_repeats(found: Group, source: SourceFile, report: Report, result: FileResult) -> Text:
+    diagnostic = found.first
+    if found.others:
+        lines = ", ".join(str(other.span.line) for other in found.others[:_LISTED_REPEATS])
+        more = ", …" if len(found.others) > _LISTED_REPEATS else ""
+        note = (
+            f"and {plural(len(found.others), 'more finding')} like it in "
+            f"{plural(found.kernels, 'kernel')} ({'line' if len(found.others) == 1 else 'lines'} {lines}{more}; "
+            "--no-group shows each)"
+        )
+        diagnostic = dataclasses.replace(diagnostic, notes=diagnostic.notes + (note,))
+    return diagnostic_text(diagnostic, source, report.maps_to_source(result), report.all_steps)
 
 
 def _file_error(result: FileResult) -> Text:
@@ -107,7 +117,8 @@ def _file_notice(result: FileResult) -> Text:
     return text
 
 
-def summary(report: Report) -> Text:
+def summary(report: Report, folded: int = 0) -> Text:
+    """The closing line; ``folded``: findings printed as repeats of an earlier one."""
     results = report.results
     counts = {severity: 0 for severity in Severity}
     for result in results:
@@ -140,11 +151,6 @@ def summary(report: Report) -> Text:
         )
         if count
     ]
-    folded = (
-        sum(len(found.others) for result in results if result.source is not None for found in group(result.diagnostics, result.source))
-        if report.group and parts
-        else 0
-    )
     if folded:
         hidden.append(f"{folded} shown as repeats")
     if hidden:

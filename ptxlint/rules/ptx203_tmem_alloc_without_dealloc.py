@@ -56,7 +56,8 @@ which does not hold it deallocates (another warp owns the teardown, as in CUTLAS
 kernels) is not reported for the allocating thread's exit. A call to a function that
 deallocates counts as a dealloc, one to a function that allocates as an alloc, and one to a
 function whose body is not in the module is assumed to deallocate. Paths that end in `trap` or in a
-failed `assert` (a call to `__assertfail`, which never returns) are not reported. Only kernels are checked: a `.func` may hand its allocation back to its caller.
+failed `assert` (a call to `__assertfail`, which never returns) are not reported: they never
+reach the kernel's end. Only kernels are checked: a `.func` may hand its allocation back to its caller.
 """
 
 from __future__ import annotations
@@ -73,7 +74,6 @@ from ptxlint.analyses.tcgen05 import (
 )
 from ptxlint.analyses.tcgen05_paths import branch_labels, witness_path
 from ptxlint.callgraph import callee_name
-from ptxlint.cfg import ends_grid
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function
@@ -141,9 +141,6 @@ def _live_at_exit(allocations: FunctionState, block: int) -> frozenset[int]:
     graph = allocations.solution.cfg
     state = allocations.solution.block_exit.get(block)
     if not state:
-        return frozenset()
-    node = graph.blocks[block]
-    if node.end > node.start and ends_grid(graph.function.instructions[node.end - 1]):
         return frozenset()
     return live_allocations(allocations.analysis.refine(block, graph.exit, state))
 
