@@ -402,6 +402,15 @@ static PyObject *open_scope(Walk *walk, PyObject *parent, TSNode node) {
     return scope;
 }
 
+/* The Python lowering's handling of a whole statement: `lowering.<method>(node, scope, builder)`. */
+static PyObject *statement_in_python(Walk *walk, const char *method, TSNode node, PyObject *scope) {
+    PyObject *wrapped = wrap_node(node, walk->tree);
+    if (wrapped == NULL) return NULL;
+    PyObject *result = PyObject_CallMethod(walk->lowering, method, "OOO", wrapped, scope, walk->builder);
+    Py_DECREF(wrapped);
+    return result;
+}
+
 /* One statement of a body at `scope`; a nested block is pushed onto `levels` instead. */
 static int statement(Walk *walk, TSNode node, PyObject *scope, PyObject *instructions, PyObject **location) {
     TSSymbol kind = ts_node_symbol(node);
@@ -410,22 +419,16 @@ static int statement(Walk *walk, TSNode node, PyObject *scope, PyObject *instruc
         result = instruction_of(walk, node, scope, *location);
         if (result == NULL || PyList_Append(instructions, result) < 0) goto failed;
     } else if (kind == W.label_definition) {
-        PyObject *wrapped = wrap_node(node, walk->tree);
-        result = wrapped ? PyObject_CallMethod(walk->lowering, "label", "OOO", wrapped, scope, walk->builder) : NULL;
-        Py_XDECREF(wrapped);
+        result = statement_in_python(walk, "label", node, scope);
     } else if (kind == W.variable_declaration) {
-        PyObject *wrapped = wrap_node(node, walk->tree);
-        result = wrapped ? PyObject_CallMethod(walk->lowering, "declare", "OOO", wrapped, scope, walk->builder) : NULL;
-        Py_XDECREF(wrapped);
+        result = statement_in_python(walk, "declare", node, scope);
         if (result != NULL && !refresh_names(walk)) goto failed;
     } else if (kind == W.loc_directive) {
         result = in_python(walk, "location", node, NULL);
         if (result == NULL || PyObject_SetAttrString(walk->builder, "location", result) < 0) goto failed;
         Py_SETREF(*location, Py_NewRef(result));
     } else if (kind == W.branch_targets) {
-        PyObject *wrapped = wrap_node(node, walk->tree);
-        PyObject *targets = wrapped ? PyObject_CallMethod(walk->lowering, "branch_targets", "OOO", wrapped, scope, walk->builder) : NULL;
-        Py_XDECREF(wrapped);
+        PyObject *targets = statement_in_python(walk, "branch_targets", node, scope);
         PyObject *list = targets ? PyObject_GetAttrString(walk->builder, "branch_targets") : NULL;
         result = list && PyList_Append(list, targets) == 0 ? Py_NewRef(Py_None) : NULL;
         Py_XDECREF(list);
