@@ -107,6 +107,10 @@ def _config_options(command):  # type: ignore[no-untyped-def]
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary, no progress bar.")
 @click.option(
+    "--timings", is_flag=True,
+    help="Print the CPU time of each stage (parsing, every analysis, every rule) to stderr, summed over the files.",
+)
+@click.option(
     "--max-file-size",
     type=click.IntRange(min=1),
     default=DEFAULT_MAX_FILE_SIZE,
@@ -141,6 +145,7 @@ def check(
     statistics: bool,
     exit_zero: bool,
     quiet: bool,
+    timings: bool,
     max_file_size: int,
     time_budget: float | None,
 ) -> None:
@@ -163,7 +168,8 @@ def check(
         _fail(str(error))
     started = time.perf_counter()
     results = _lint_inputs(
-        files, resolver, max_file_size, time_budget, jobs, quiet, architectures, compiler_flags, compile_commands
+        files, resolver, max_file_size, time_budget, jobs, quiet, architectures, compiler_flags, compile_commands,
+        timings,
     )
     elapsed = time.perf_counter() - started
     if write_baseline:
@@ -177,6 +183,8 @@ def check(
     )
     with _output(output_file) as stream:
         _emit(report, output_format, stream, color, statistics, quiet)
+    if timings:
+        _print_timings(results)
     sys.exit(_exit_code(results, exit_zero))
 
 
@@ -190,6 +198,7 @@ def _lint_inputs(
     architectures: tuple[str, ...],
     compiler_flags: tuple[str, ...],
     compile_commands: str | None,
+    timings: bool = False,
 ) -> list[FileResult]:
     """Turn every input into PTX (compiling `.cu` files, extracting binaries' PTX), lint it, and
     return one result per PTX module in input order. A front end that fails (nvcc reports an
@@ -205,6 +214,8 @@ def _lint_inputs(
     slots: list[FileResult | tuple[int, bool]] = []  # a failure, or (position in work, map to source)
     for path in files:
         settings = _settings_for(resolver, path, max_file_size, time_budget)
+        if timings:
+            settings = dataclasses.replace(settings, timings=True)
         if not needs_front_end(path):
             slots.append((len(work), from_triton_cache(path)))
             work.append((path, settings))
@@ -233,6 +244,16 @@ def _lint_inputs(
         else dataclasses.replace(linted[slot[0]], map_to_source=True) if slot[1] else linted[slot[0]]
         for slot in slots
     ]
+
+
+def _print_timings(results: list[FileResult]) -> None:
+    from ptxlint.timings import format_table, merge
+
+    totals: dict[str, float] = {}
+    linted = [result for result in results if result.timings]
+    for result in linted:
+        merge(totals, result.timings)
+    click.echo(format_table(totals, len(linted)), err=True)
 
 
 def _resolver(

@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterator, TypeVar
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.cfg import build as build_cfg
 from ptxlint.ir import Function, Module
+from ptxlint.timings import Timings, stage_name
 
 T = TypeVar("T")
 
@@ -79,6 +80,7 @@ class ModuleContext:
     module: Module
     options: Options = field(default_factory=Options)
     deadline: Deadline = UNLIMITED
+    timings: Timings | None = None  # CPU time per analysis, when asked for (`--timings`)
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     def cached(self, key: Any, compute: Callable[[], T]) -> T:
@@ -86,8 +88,13 @@ class ModuleContext:
         try:
             return self._cache[key]
         except KeyError:
+            pass
+        if self.timings is None:
             value = self._cache[key] = compute()
-            return value
+        else:
+            with self.timings.measure(stage_name(key)):
+                value = self._cache[key] = compute()
+        return value
 
     def function_analysis(self, function: Function, analysis: Callable[..., T]) -> T:
         """Run ``analysis(self, function)`` once per function and analysis."""

@@ -81,6 +81,7 @@ class FileResult:
     source: SourceFile | None = field(default=None, repr=False)
     error: str | None = None  # an I/O or decoding problem that stopped the file from being linted
     suppressed: int = 0  # findings hidden by `// ptxlint: ignore` comments
+    timings: tuple[tuple[str, float], ...] = field(default=(), repr=False)  # CPU s per stage (`--timings`)
     baselined: int = 0  # findings hidden because the baseline file lists them
     # Report findings at the high-level source line (`.loc`) rather than the PTX line: set for
     # PTX that ptxlint compiled itself (`kernel.cu`) or that Triton left in its cache.

@@ -22,6 +22,7 @@ from ptxlint.rules import ptx002_unused_suppression as unused_suppression
 from ptxlint.rules.base import Rule
 from ptxlint.source import SourceFile
 from ptxlint.sourcemap import attach_origins
+from ptxlint.timings import Timings
 
 STDIN = "-"
 DEFAULT_MAX_FILE_SIZE = 256 * 1024 * 1024  # bytes; larger inputs are refused, not truncated
@@ -35,6 +36,7 @@ class LintSettings:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     severity: Mapping[str, Severity] = field(default_factory=dict)  # per-code overrides
     time_budget: float | None = None  # seconds per file, 0 unlimited; None: options.time_budget
+    timings: bool = False  # measure CPU time per stage (`--timings`)
 
     @property
     def seconds(self) -> float:
@@ -54,6 +56,7 @@ class Analysis:
     crashes: tuple[str, ...] = ()  # rules that raised: a ptxlint bug, reported, never a traceback
     unfinished: tuple[str, ...] = ()  # rules the time budget stopped or skipped
     notice: str | None = None  # why the analysis is partial, for the user
+    timings: tuple[tuple[str, float], ...] = ()  # CPU seconds per stage, with `--timings`
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,11 +126,13 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
     crashes: list[str] = []
     unfinished: list[str] = []
     stopped: str | None = None  # the rule running when the budget ran out
+    timings = Timings() if settings.timings else None
     with deadline.active(), _cycle_collector_paused():
         if on_stage is not None:
             on_stage("parsing")
-        module = lower(source)
-        context = ModuleContext(module, settings.options, deadline)
+        with timings.measure("parse + lower") if timings is not None else contextlib.nullcontext():
+            module = lower(source)
+        context = ModuleContext(module, settings.options, deadline, timings)
         for rule in settings.rules:
             if unfinished or deadline.expired:
                 unfinished.append(rule.code)
@@ -135,7 +140,8 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
             if on_stage is not None:
                 on_stage(f"{rule.code} {rule.name}")
             try:
-                found.extend(rule.check(context))
+                with timings.measure(rule.code) if timings is not None else contextlib.nullcontext():
+                    found.extend(rule.check(context))
             except BudgetExceeded:
                 unfinished.append(rule.code)
                 stopped = rule.code
@@ -158,7 +164,8 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
         notice += f"; stopped {stopped}" if stopped else ""
         notice += f"; skipped {', '.join(skipped)}" if skipped else ""
     return Analysis(
-        sorted(diagnostics, key=Diagnostic.sort_key), outcome.suppressed, tuple(crashes), tuple(unfinished), notice
+        sorted(diagnostics, key=Diagnostic.sort_key), outcome.suppressed, tuple(crashes), tuple(unfinished), notice,
+        timings.items() if timings is not None else (),
     )
 
 
@@ -208,9 +215,12 @@ def lint_path(path: str | SourceFile, settings: LintSettings, on_stage: Callable
     if analysis.notice is not None:
         return PartiallyAnalysedResult(
             source.path, tuple(analysis.diagnostics), source, error=error, suppressed=analysis.suppressed,
-            notice=analysis.notice,
+            timings=analysis.timings, notice=analysis.notice,
         )
-    return FileResult(source.path, tuple(analysis.diagnostics), source, error=error, suppressed=analysis.suppressed)
+    return FileResult(
+        source.path, tuple(analysis.diagnostics), source, error=error, suppressed=analysis.suppressed,
+        timings=analysis.timings,
+    )
 
 
 def notice_of(result: FileResult) -> str | None:

@@ -146,3 +146,19 @@ def test_version_does_not_import_the_linter() -> None:
 def test_console_script(files: Path) -> None:
     completed = subprocess.run(["ptxlint", "--output-format", "concise", "broken.ptx"], capture_output=True, text=True)
     assert completed.returncode == 1 and "PTX001" in completed.stdout
+
+
+def test_timings_account_for_every_stage(files: Path) -> None:
+    """`--timings` charges each stage its own CPU time: the parse, the rules, and the analyses
+    the rules asked for (here the uniformity analysis the convergence rules share), on stderr,
+    leaving the findings on stdout untouched."""
+    kernel = ROOT / "examples" / "divergent_tcgen05.ptx"
+    plain = invoke("--output-format", "concise", str(kernel))
+    timed = invoke("--output-format", "concise", "--timings", str(kernel))
+    assert timed.exit_code == plain.exit_code == 1
+    assert timed.stdout == plain.stdout
+    rows = {line.split()[0] if not line.startswith("parse + lower") else "parse + lower": line for line in timed.stderr.splitlines()}
+    assert {"parse + lower", "uniformity", "PTX101", "total"} <= rows.keys()
+    # Exclusive times: a stage that ran inside another is never also counted in it.
+    stages = [float(line.rsplit(None, 2)[-2]) for name, line in rows.items() if name not in ("stage", "total")]
+    assert all(seconds >= 0 for seconds in stages) and float(rows["total"].split()[1]) > 0

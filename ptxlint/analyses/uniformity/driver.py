@@ -1,0 +1,285 @@
+"""The interprocedural driver: which functions need the analysis (those reaching a collective
+and what they call), the order (callers first, so arguments are complete), and the summaries
+callers and callees exchange — parameter values, return values, collectives reached, exits —
+iterated to a fixed point."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ptxlint import cfg as cfg_module
+from ptxlint import ir
+from ptxlint.analyses.lanes import LaneModel
+from ptxlint.analyses.launch import block_shape
+from ptxlint.analyses.reaching_threads import ThreadSpace
+from ptxlint.analyses.registers import RegisterIndex, register_index
+from ptxlint.analyses.uniformity.analysis import UniformityAnalysis
+from ptxlint.analyses.uniformity.facts import CalledCollective, FunctionUniformity, ModuleUniformity, Summaries
+from ptxlint.analyses.uniformity.lattice import Value, join
+from ptxlint.analyses.uniformity.static import StaticFacts, fresh_register_index
+from ptxlint.callgraph import CallGraph, callee_name
+from ptxlint.context import ModuleContext, Options
+from ptxlint.dataflow import instruction_states, solve_forward
+from ptxlint.isa.aligned import Collective, collective
+
+def module_uniformity(context: ModuleContext) -> ModuleUniformity:
+    """The analysis of every function that needs it, computed once per module."""
+    return context.cached(
+        "uniformity",
+        lambda: analyze_module(
+            context.module,
+            context.options,
+            graph_of=context.control_flow_graph,
+            registers_of=lambda function: register_index(context, function),
+        ),
+    )
+
+
+
+# ----------------------------------------------------------------------------- the module driver
+
+_MAX_ROUNDS = 6
+
+
+def direct_collectives(function: ir.Function) -> dict[int, Collective]:
+    found = {}
+    for index, instruction in enumerate(function.instructions):
+        requirement = collective(instruction)
+        if requirement is not None:
+            found[index] = requirement
+    return found
+
+
+def analyze_module(
+    module: ir.Module,
+    options: Options,
+    everything: bool = False,
+    sparse: bool = True,
+    graph_of: Callable[[ir.Function], cfg_module.ControlFlowGraph] = cfg_module.build,
+    registers_of: Callable[[ir.Function], RegisterIndex] = fresh_register_index,
+    keep_dead_registers: bool = False,
+) -> ModuleUniformity:
+    """Analyse the functions that need it (all of them when ``everything``), interprocedurally.
+    ``sparse`` False visits every instruction even when only some facts are wanted, and
+    ``keep_dead_registers`` keeps registers no later instruction reads in the states (the
+    references the sparse, trimmed analysis is tested against). ``graph_of`` and
+    ``registers_of`` build a function's CFG and register index (a context shares them between
+    analyses)."""
+    functions = {function.name: function for function in module.functions if function.has_body}
+    direct = {name: direct_collectives(function) for name, function in functions.items()}
+    if not everything and not any(direct.values()):
+        return ModuleUniformity()
+    graph = CallGraph(module)
+    called = _called_collectives(graph, functions, direct)
+    selected = _selected_functions(graph, functions, called, everything)
+    order = _callers_first(graph, selected, module)
+    conservative = _conservative_functions(module, graph, functions)
+    # A function with a caller we do not analyse cannot learn its parameters from the callers.
+    conservative.update(name for name in order if any(site.caller not in selected for site in graph.callers.get(name, ())))
+    summaries = Summaries({}, {}, called, _exiting_functions(graph, functions))
+    for name in order:
+        summaries.parameters[name] = None if name in conservative else ()
+    result = ModuleUniformity()
+    statics: dict[str, tuple] = {}
+    thread_spaces: dict[int, ThreadSpace] = {}
+    # A function whose parameters and callees' return values did not change since the last
+    # round gives the same result: keep it.
+    previous: dict[str, tuple] = {}
+    for _ in range(_MAX_ROUNDS):
+        previous_parameters = dict(summaries.parameters)
+        arguments: dict[str, list[Value]] = {}
+        returns: dict[str, Value] = {}
+        for name in order:
+            # Callers come first, so this round's arguments are complete (Gauss-Seidel).
+            if name not in conservative:
+                summaries.parameters[name] = tuple(arguments.get(name, ()))
+            function = functions[name]
+            inputs = (summaries.parameters.get(name), tuple(summaries.returns.get(callee) for callee in graph.callees(name)))
+            known = previous.get(name)
+            if known is not None and known[0] == inputs:
+                analysis, analysed = known[1], known[2]
+            else:
+                analysis, analysed = _analyze_function(
+                    function, options, summaries, direct[name], everything, statics, dense=everything or not sparse,
+                    graph_of=graph_of, registers_of=registers_of, thread_spaces=thread_spaces,
+                    keep_dead_registers=keep_dead_registers,
+                )
+                previous[name] = (inputs, analysis, analysed)
+            result.functions[name] = analysed
+            for callee, values in analysis.arguments.items():
+                _merge_arguments(arguments, callee, values)
+            if function.return_parameters:
+                returns[name] = analysis.returned
+        changed = previous_parameters != summaries.parameters or any(
+            summaries.returns.get(name) != value for name, value in returns.items()
+        )
+        summaries.returns.update(returns)
+        if not changed:
+            break
+    return result
+
+
+def _analyze_function(
+    function, options, summaries, collectives, everything, statics=None, dense=True, graph_of=cfg_module.build,
+    registers_of=fresh_register_index, thread_spaces=None, keep_dead_registers=False,
+):
+    known = statics.get(function.name) if statics is not None else None
+    if known is None:
+        graph = graph_of(function)
+        lanes = LaneModel(block_shape(function, options))
+        requirements = dict(collectives)
+        calls = {}
+        for index, instruction in enumerate(function.instructions):
+            if instruction.opcode.base == "call":
+                reached = summaries.called.get(callee_name(instruction) or "", ())
+                if reached:
+                    calls[index] = reached
+        known = (graph, lanes, requirements, calls, StaticFacts(function, graph, requirements, dense, registers_of(function)))
+        if statics is not None:
+            statics[function.name] = known
+    graph, lanes, requirements, calls, static = known
+    analysis = UniformityAnalysis(function, graph, lanes, summaries, requirements, static, thread_spaces, keep_dead_registers)
+    solution = solve_forward(graph, analysis)
+    analysis.recording = {}
+    analysis.record_everything = everything
+    # Replay the blocks whose facts someone reads: collectives, calls, stores of return values.
+    for block in graph.reverse_post_order:
+        if block in solution.block_entry and (everything or _has_recorded_facts(function, graph.blocks[block], requirements)):
+            for _ in instruction_states(solution, analysis, block):
+                pass
+    facts = analysis.recording
+    analysis.recording = None
+    return analysis, FunctionUniformity(function, graph, facts, requirements, calls, solution.converged)
+
+
+def _has_recorded_facts(function: ir.Function, block: cfg_module.Block, requirements: dict[int, Collective]) -> bool:
+    instructions = function.instructions
+    for index in block.instruction_indices:
+        base = instructions[index].opcode.base
+        if index in requirements or base == "call" or (base == "st" and function.return_parameters):
+            return True
+    return False
+
+
+def _called_collectives(graph: CallGraph, functions, direct) -> dict[str, tuple[CalledCollective, ...]]:
+    """For each function, the collectives it reaches (its own and its callees'), at most one
+    per kind of requirement, so a call site can be checked like the collective itself."""
+    memo: dict[str, tuple[CalledCollective, ...]] = {}
+    for name in _callees_first(graph, functions):
+        found: dict[tuple, CalledCollective] = {}
+        function = functions[name]
+        for index, requirement in sorted(direct[name].items()):
+            kind = (requirement.scope, requirement.aligned, requirement.thread_count)
+            found.setdefault(kind, CalledCollective(name, index, function.instructions[index], requirement))
+        for site in graph.call_sites.get(name, ()):
+            # Inside a recursive cycle a member not yet summarised contributes nothing: what the
+            # cycle reaches is still found through the member that owns it.
+            for reached in memo.get(site.callee or "", ()):
+                requirement = reached.requirement
+                found.setdefault((requirement.scope, requirement.aligned, requirement.thread_count), reached)
+        memo[name] = tuple(found.values())
+    return memo
+
+
+def _callees_first(graph: CallGraph, functions) -> list[str]:
+    """Every function with a body, each after the functions it calls (post-order; recursion
+    broken arbitrarily but deterministically)."""
+    order: list[str] = []
+    seen: set[str] = set()
+    for root in functions:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(graph.callees(root)))]
+        while stack:
+            name, children = stack[-1]
+            for child in children:
+                if child not in seen:
+                    seen.add(child)
+                    stack.append((child, iter(graph.callees(child))))
+                    break
+            else:
+                stack.pop()
+                order.append(name)
+    return order
+
+
+def _exiting_functions(graph: CallGraph, functions) -> frozenset[str]:
+    """Functions that contain an `exit` or call one that does."""
+    exiting = {name for name, function in functions.items() if any(i.opcode.base == "exit" for i in function.instructions)}
+    if not exiting:
+        return frozenset()
+    return frozenset(name for name in graph.reaching(exiting) if name in functions)
+
+
+def _selected_functions(graph: CallGraph, functions, called, everything: bool) -> set[str]:
+    """Functions that reach a collective, plus what they call (for return values)."""
+    if everything:
+        return set(functions)
+    selected = {name for name, reached in called.items() if reached}
+    return selected | set(graph.reachable_from_any(selected))
+
+
+def _callers_first(graph: CallGraph, selected: set[str], module: ir.Module) -> list[str]:
+    """Selected functions, each after its callers where recursion allows (kernels first)."""
+    order: list[str] = []
+    seen: set[str] = set()
+    roots = [function.name for function in module.functions if function.has_body and function.name in selected]
+    roots.sort(key=lambda name: not graph.functions[name].is_kernel)
+    for root in roots:
+        if root in seen:
+            continue
+        # Reverse post-order of the call graph from the root: callers before callees.
+        post: list[str] = []
+        stack = [(root, iter(graph.callees(root)))]
+        seen.add(root)
+        while stack:
+            name, children = stack[-1]
+            for child in children:
+                if child not in seen and child in selected:
+                    seen.add(child)
+                    stack.append((child, iter(graph.callees(child))))
+                    break
+            else:
+                stack.pop()
+                post.append(name)
+        order.extend(reversed(post))
+    return order
+
+
+def _conservative_functions(module: ir.Module, graph: CallGraph, functions) -> set[str]:
+    """Functions whose parameters we cannot derive from the call sites in this module: kernels
+    (their parameters are CTA-uniform anyway), externally visible, recursive, address-taken, or
+    never called."""
+    taken = set()
+    # Only a `.func` can be called with arguments: without one there is nothing to look for.
+    callable_functions = {name for name, function in functions.items() if not function.is_kernel}
+    for function in functions.values() if callable_functions else ():
+        for instruction in function.instructions:
+            if instruction.opcode.base == "call":
+                continue
+            for operand in instruction.sources:
+                if type(operand) is ir.Symbol and operand.name in callable_functions:
+                    taken.add(operand.name)
+    conservative = set()
+    for name, function in functions.items():
+        visible = any(linkage in (".visible", ".extern", ".weak", ".common") for linkage in function.linkage)
+        uncalled = not graph.callers.get(name)
+        if function.is_kernel or visible or name in graph.recursive or name in taken or uncalled:
+            conservative.add(name)
+    return conservative
+
+
+def _merge_arguments(arguments: dict[str, list[Value]], callee: str, values: list[Value]) -> None:
+    known = arguments.get(callee)
+    if known is None:
+        arguments[callee] = list(values)
+        return
+    for position, value in enumerate(values):
+        if position < len(known):
+            known[position] = join(known[position], value)
+        else:
+            known.append(value)
+
+
+# ----------------------------------------------------------------------------- dump

@@ -1,0 +1,267 @@
+"""The uniformity lattice: values, divergences and the states of the forward analysis.
+
+A register's :class:`Value` is a :class:`~ptxlint.analyses.lanes.Level` (CTA-uniform ⊑
+warpgroup-uniform ⊑ warp-uniform ⊑ thread-varying), optionally its exact symbolic form (see
+``thread_index.py``), and the :class:`Origin` that made it non-uniform, for diagnostic labels. A
+:class:`Divergence` says why an instruction runs with part of the threads; a :class:`State` is
+what flows along the control-flow graph. Every join here returns one of its arguments itself
+when that is the join, so states keep comparing by identity (the solver's fast path).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ptxlint import ir
+from ptxlint.analyses.lanes import Constant, Form, Level, Multiple
+from ptxlint.analyses.reaching_threads import Threads
+from ptxlint.source import Span
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a value became non-uniform: a span and a fact about it ("`%tid.x` varies per
+    thread")."""
+
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """``bits`` is the value's exact symbolic form when known: a `%tid.x` bit field, a constant,
+    or a uniform multiple of a power of two (the name is kept short: it is read everywhere)."""
+
+    level: Level
+    bits: Form | None = None
+    origin: Origin | None = None
+
+
+UNIFORM = Value(Level.CTA)
+
+
+def join(first: Value, second: Value) -> Value:
+    """The least value above both: the larger level with its origin (the earlier origin on a
+    tie, so the result does not depend on visiting order); the bit field survives only when
+    both agree."""
+    if first is second:
+        return first
+    bits = first.bits if first.bits == second.bits else None
+    if first.level != second.level:
+        larger = first if first.level > second.level else second
+        return larger if larger.bits == bits else Value(larger.level, bits, larger.origin)
+    origin = _earlier(first.origin, second.origin)
+    if bits == first.bits and origin == first.origin:
+        return first
+    return Value(first.level, bits, origin)
+
+
+def _earlier(first: Origin | None, second: Origin | None) -> Origin | None:
+    if first is None or second is None:
+        return first or second
+    return first if first.span.start <= second.span.start else second
+
+
+def at_least(value: Value, level: Level, origin: Origin | None) -> Value:
+    """``value`` raised to ``level`` (the level of the control it was computed under)."""
+    if value.level >= level:
+        return value
+    return Value(level, None, origin)
+
+
+def with_level(level: Level, origin: Origin | None) -> Value:
+    return UNIFORM if level == Level.CTA else Value(level, None, origin)
+
+
+# ----------------------------------------------------------------------------- divergence
+
+
+@dataclass(frozen=True, slots=True)
+class Divergence:
+    """Why an instruction runs with part of the threads: a guard, an enclosing branch, or an
+    exit that other threads took. ``span`` points at the guard or branch or exit, ``origin`` at
+    the source of its condition."""
+
+    # "guard", "branch", "exit" (an exit instruction some threads executed before), or
+    # "exit-branch" (a branch that sent some threads to an exit: the others never passed one)
+    kind: str
+    level: Level
+    index: int  # the instruction: the guarded one, the branch, or the exit (or its branch)
+    span: Span
+    subject: str  # the condition (`%p1`) or the exit instruction text
+    origin: Origin | None
+    # At warp level: the condition provably differs between warps of one warpgroup (an exact
+    # `%tid.x` set such as `warp & 3 == 0`), not merely "warp-uniform, not proven
+    # warpgroup-uniform" (a join, a load, a warp reduction). Warpgroup-aligned instructions are
+    # only reported under proven splits (see PTX101's Exceptions).
+    proven: bool = False
+
+    @property
+    def rank(self) -> tuple[int, bool]:
+        """How bad it is: the level, then a proven split before an unproven one."""
+        return (self.level, self.proven)
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """``values``: registers written more than once, by key (never mutated once in a state).
+    ``control``: (branch block, divergence) for every divergent branch whose influence region
+    we are in. ``exits``: exits some threads may have taken before. ``epoch``: see the package docstring.
+    ``threads``: which threads reach this point (``ptxlint/analyses/reaching_threads.py``), None
+    when unknown."""
+
+    values: dict
+    control: tuple[tuple[int, Divergence], ...] = ()
+    exits: tuple[Divergence, ...] = ()
+    epoch: int = 0
+    threads: Threads | None = None
+
+
+EMPTY_STATE = State({})
+
+
+
+def join_values(first: dict, second: dict) -> dict:
+    """The join of two register maps; ``first`` itself when that is the join (most registers of
+    two states are the same objects: only what differs is joined, and copied only then). A
+    register absent on one side holds an unknown but uniform-looking value there."""
+    joined = None
+    shared = 0  # keys of ``second`` that ``first`` has
+    for key, value in second.items():
+        current = first.get(key)
+        if current is not None:
+            shared += 1
+            if current is value:
+                continue
+        merged = join(current if current is not None else UNIFORM, value)
+        if merged is not current and merged != current:
+            if joined is None:
+                joined = dict(first)
+            joined[key] = merged
+    if shared < len(first):
+        for key in first.keys() - second.keys():
+            current = first[key]
+            merged = join(current, UNIFORM)
+            if merged is not current and merged != current:
+                if joined is None:
+                    joined = dict(first)
+                joined[key] = merged
+    return first if joined is None else joined
+
+
+def ranks_above(first: Divergence, second: Divergence) -> bool:
+    """``first`` stands for both: worse, or as bad and from an earlier branch (so that a later
+    equal branch changes nothing)."""
+    return worse(first, second) or (not worse(second, first) and first.index < second.index)
+
+
+def join_control(first: tuple, second: tuple) -> tuple:
+    """The join of two control sets, (branch block, divergence) sorted by block: per block the
+    worse divergence. One linear merge; returns ``first`` or ``second`` itself when it already is
+    the join, so that states keep comparing by identity."""
+    if first is second or not second:
+        return first
+    if not first:
+        return second
+    merged = []
+    append = merged.append
+    keeps_first = keeps_second = True
+    i = j = 0
+    n, m = len(first), len(second)
+    while i < n and j < m:
+        a, b = first[i], second[j]
+        ka, kb = a[0], b[0]
+        if ka == kb:
+            if a is b or a[1] is b[1]:
+                append(a)
+            elif worse(b[1], a[1]):
+                append(b)
+                keeps_first = False
+            else:  # on a tie, the first side's entry (as before the merge was linear)
+                append(a)
+                keeps_second = False
+            i += 1
+            j += 1
+        elif ka < kb:
+            append(a)
+            keeps_second = False
+            i += 1
+        else:
+            append(b)
+            keeps_first = False
+            j += 1
+    if i < n:
+        merged.extend(first[i:])
+        keeps_second = False
+    if j < m:
+        merged.extend(second[j:])
+        keeps_first = False
+    if keeps_first:
+        return first
+    if keeps_second:
+        return second
+    return tuple(merged)
+
+
+def join_exits(first: tuple, second: tuple) -> tuple:
+    """The join of two sets of exit marks sorted by instruction index (see :func:`join_control`)."""
+    if first is second or not second:
+        return first
+    if not first:
+        return second
+    merged: dict = {}
+    for entry in first + second:
+        current = merged.get(entry.index)
+        if current is None or worse(entry, current):
+            merged[entry.index] = entry
+    result = tuple(sorted(merged.values(), key=lambda entry: entry.index))
+    return first if result == first else result
+
+
+def worse(first: Divergence, second: Divergence) -> bool:
+    """``first`` ranks above ``second``: a larger level, or a proven warpgroup split at the same
+    level."""
+    return first.level > second.level or (first.level == second.level and first.proven and not second.proven)
+
+def control_origin(execution: Divergence) -> Origin:
+    known = _CONTROL_ORIGINS.get(id(execution))
+    if known is None or known[0] is not execution:
+        known = _CONTROL_ORIGINS[id(execution)] = (execution, _describe_control(execution))
+        if len(_CONTROL_ORIGINS) > 4096:
+            _CONTROL_ORIGINS.clear()
+            _CONTROL_ORIGINS[id(execution)] = known
+    return known[1]
+
+
+_CONTROL_ORIGINS: dict[int, tuple[Divergence, Origin]] = {}
+
+
+def _describe_control(execution: Divergence) -> Origin:
+    what = "guard" if execution.kind == "guard" else "branch"
+    return Origin(execution.span, f"written under a {what} on `{execution.subject}`, which is {execution.level.adjective}")
+
+
+def at_most(value: Value, level: Level) -> Value:
+    """``value`` lowered to ``level`` (a collapse rule proved it more uniform)."""
+    if value.level <= level:
+        return value
+    if level == Level.CTA and value.bits is None:
+        return UNIFORM
+    return Value(level, value.bits, value.origin if level > Level.CTA else None)
+
+
+def constant_of(value: Value) -> int | None:
+    return value.bits.value if type(value.bits) is Constant else None
+
+
+def multiple_of(bits: int) -> Value:
+    return Value(Level.CTA, Multiple(bits)) if bits > 0 else UNIFORM
+
+
+def without_bits(value: Value) -> Value:
+    return value if value.bits is None else Value(value.level, None, value.origin)
+
+
+def subject_text(operand: ir.Operand) -> str:
+    if type(operand) in (ir.Register, ir.SpecialRegister, ir.Symbol):
+        return operand.name  # type: ignore[union-attr]
+    return "the condition"

@@ -1,0 +1,221 @@
+"""Registers as the uniformity analysis keys them: resolved to their declaring scope, split
+into those written once (kept in a side table) and more than once (kept in the state), and the
+registers every write of which computes one CTA-invariant value (value numbering)."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from typing import Sequence
+
+from ptxlint import ir
+from ptxlint.isa.special_registers import UNIFORMITY, special_register_base
+
+def register_of_key(key: str) -> str:
+    """The register name of a key of :meth:`RegisterNames.key` (names never hold an `@`)."""
+    return key.split("@", 1)[0]
+
+
+class RegisterNames:
+    """Resolves a register name at an instruction to its declaration (registers are scoped:
+    nvcc declares `.reg .pred p;` inside every inline-asm block) and says which are written more
+    than once."""
+
+    def __init__(self, function: ir.Function, visited: Sequence[int]) -> None:
+        self._exact: dict[int, set[str]] = {}
+        self._ranges: dict[int, dict[str, int]] = {}
+        for declaration in function.registers:
+            if declaration.count:
+                self._ranges.setdefault(declaration.scope, {})[declaration.name] = declaration.count
+            else:
+                self._exact.setdefault(declaration.scope, set()).add(declaration.name)
+        self._scopes = function.scopes
+        self._cache: dict[int, dict[str, str]] = {}  # scope → name → key
+        self._declaring: dict[str, list[int]] = {}  # name → scopes declaring it, ascending
+        self._exact_scopes: dict[str, list[int]] = {}
+        self._range_scopes: dict[str, list[tuple[int, int]]] = {}
+        for scope, names in self._exact.items():
+            for declared_name in names:
+                self._exact_scopes.setdefault(declared_name, []).append(scope)
+        for scope, counts in self._ranges.items():
+            for stem, count in counts.items():
+                self._range_scopes.setdefault(stem, []).append((scope, count))
+        self.register_parameters = {
+            parameter.name: position
+            for position, parameter in enumerate(function.parameters)
+            if parameter.space == "reg"
+        }
+        # Every writer of a register a visited instruction reads is visited too, so counting
+        # the visited writers is exact for every register the analysis looks at.
+        counts: dict[str, int] = {}
+        instructions = function.instructions
+        for index in visited:
+            instruction = instructions[index]
+            for operand in instruction.destinations:
+                for register in ir.registers_in(operand):
+                    key = self.key(register.name, instruction.scope)
+                    counts[key] = counts.get(key, 0) + 1
+        self.written_more_than_once = frozenset(key for key, count in counts.items() if count > 1)
+
+    def key(self, name: str, scope: int) -> str:
+        """The register ``name`` as declared around ``scope``: the name itself when the function
+        scope declares it, else `name@N` for the innermost scope N declaring it (see
+        :func:`register_of_key`)."""
+        names = self._cache.get(scope)
+        if names is None:
+            names = self._cache[scope] = {}
+        else:
+            cached = names.get(name)
+            if cached is not None:
+                return cached
+        declared = self._declaring_scope(name, scope)
+        key = name if not declared else f"{name}@{declared}"
+        names[name] = key
+        return key
+
+    def _declaring_scope(self, name: str, scope: int) -> int:
+        """The innermost scope around ``scope`` declaring ``name``: among the (few) scopes that
+        declare it, the largest number that encloses ``scope`` (scopes are numbered in pre-order,
+        so that is the innermost), without walking the scope chain."""
+        candidates = self._declaring.get(name)
+        if candidates is None:
+            stem = name.rstrip("0123456789")
+            number = int(name[len(stem) :]) if stem != name else None
+            found = list(self._exact_scopes.get(name, ()))
+            if number is not None:
+                found.extend(declared for declared, count in self._range_scopes.get(stem, ()) if number < count)
+            candidates = self._declaring[name] = sorted(set(found))
+        scopes = self._scopes
+        # The nearest declaring scope at or before ``scope`` usually encloses it (the block
+        # itself, or the function scope); otherwise look further back.
+        position = bisect_right(candidates, scope)
+        while position:
+            position -= 1
+            declared = candidates[position]
+            if declared == scope or (declared < len(scopes) and scope <= scopes[declared].last_descendant):
+                return declared
+        return 0
+
+
+# ----------------------------------------------------------------------------- the analysis
+
+# Results that differ per lane whatever the inputs: per-lane fragments of matrix instructions,
+
+# Operations whose result is a function of their operands alone (no memory, no lane exchange).
+_PURE_OPERATIONS = frozenset(
+    {"mov", "add", "sub", "mul", "mad", "shl", "shr", "and", "or", "xor", "not", "neg", "abs", "min", "max",
+     "div", "rem", "cvt", "cvta", "selp", "setp", "bfe", "bfi", "prmt"}
+)
+# Special registers that hold one value for a thread's whole life, the same across its CTA.
+_STEADY_SPECIAL_LEVELS = frozenset({"cta", "cluster", "grid"})
+
+
+class InvariantRegisters:
+    """Registers every write of which computes one CTA-invariant expression: from immediates,
+    symbols, kernel parameters and `.const` memory (read-only), the special registers fixed for
+    a CTA's life, and registers with the same property (value numbering). Compilers rematerialise
+    such values (nvcc reloads kernel parameters inside loops); a thread that skipped a rewrite
+    under divergent control still holds the same value, so the rewrite does not make threads
+    differ. Asked only about registers written under divergent control, so computed on demand."""
+
+    _MAX_DEPTH = 64  # registers followed through one expression before giving up (not invariant)
+
+    def __init__(self, function: ir.Function, visited: Sequence[int], names: RegisterNames) -> None:
+        self._function = function
+        self._visited = visited
+        self._names = names
+        self._kernel_parameters = (
+            frozenset(parameter.name for parameter in function.parameters) if function.is_kernel else frozenset()
+        )
+        self._writes: dict[str, list[tuple[int, int]]] | None = None
+        self._numbers: dict[str, tuple | None] = {}
+
+    def __contains__(self, key: str) -> bool:
+        return self.number(key, 0) is not None
+
+    def number(self, key: str, depth: int) -> tuple | None:
+        """The value number of ``key``, or None when it is not invariant (or is being computed:
+        a register defined through itself is not known to be invariant)."""
+        if key in self._numbers:
+            return self._numbers[key]
+        if depth > self._MAX_DEPTH:
+            return None
+        self._numbers[key] = None
+        writes = self._all_writes().get(key, ())
+        number = None
+        for index, position in writes:
+            this = _value_number(self._function.instructions[index], position, self, depth + 1)
+            if this is None or (number is not None and this != number):
+                number = None
+                break
+            number = this
+        self._numbers[key] = number
+        return number
+
+    def key(self, register: ir.Register, instruction: ir.Instruction) -> str:
+        return self._names.key(register.name, instruction.scope)
+
+    @property
+    def kernel_parameters(self) -> frozenset[str]:
+        return self._kernel_parameters
+
+    def _all_writes(self) -> dict[str, list[tuple[int, int]]]:
+        """Register → (instruction, position among its results), over the visited instructions
+        (every writer of a register a visited instruction reads is visited)."""
+        if self._writes is None:
+            writes: dict[str, list[tuple[int, int]]] = {}
+            instructions = self._function.instructions
+            key = self._names.key
+            for index in self._visited:
+                instruction = instructions[index]
+                position = 0
+                for operand in instruction.destinations:
+                    for register in ir.registers_in(operand):
+                        writes.setdefault(key(register.name, instruction.scope), []).append((index, position))
+                        position += 1
+            self._writes = writes
+        return self._writes
+
+
+def _value_number(instruction: ir.Instruction, position: int, registers: InvariantRegisters, depth: int) -> tuple | None:
+    """A structural name for the value ``instruction`` writes to its result ``position`` when
+    that value is CTA-invariant (equal names, equal values), else None."""
+    opcode = instruction.opcode
+    sources = instruction.sources
+    if opcode.base == "ld" and len(sources) == 1 and type(sources[0]) is ir.Address:
+        address = _operand_number(sources[0], instruction, registers, depth)
+        if address is None:
+            return None
+        if opcode.has("const") or (opcode.has("param") and _root_symbol(address) in registers.kernel_parameters):
+            return ("ld", opcode.text, address, position)
+        return None
+    if opcode.base not in _PURE_OPERATIONS:
+        return None
+    operands = tuple(_operand_number(operand, instruction, registers, depth) for operand in sources)
+    if None in operands:
+        return None
+    if opcode.base == "mov" and len(operands) == 1:
+        return operands[0]  # a copy is the value copied
+    return (opcode.text, operands, position)
+
+
+def _operand_number(operand: ir.Operand, instruction: ir.Instruction, registers: InvariantRegisters, depth: int) -> tuple | None:
+    kind = type(operand)
+    if kind is ir.Register:
+        return registers.number(registers.key(operand, instruction), depth)  # type: ignore[arg-type]
+    if kind is ir.Immediate:
+        return ("immediate", operand.value)  # type: ignore[union-attr]
+    if kind is ir.Symbol:
+        return ("symbol", operand.name)  # type: ignore[union-attr]
+    if kind is ir.SpecialRegister:
+        base = special_register_base(operand.name)  # type: ignore[union-attr]
+        return ("special", operand.name) if base is not None and UNIFORMITY[base] in _STEADY_SPECIAL_LEVELS else None  # type: ignore[union-attr]
+    if kind is ir.Address and not operand.extra:  # type: ignore[union-attr]
+        base = ("none",) if operand.base is None else _operand_number(operand.base, instruction, registers, depth)  # type: ignore[union-attr]
+        return None if base is None else ("address", base, operand.offset)  # type: ignore[union-attr]
+    return None
+
+
+def _root_symbol(address: tuple) -> str | None:
+    """The symbol an address number is an offset from, if any."""
+    base = address[1] if address[0] == "address" else address
+    return base[1] if base[0] == "symbol" else None

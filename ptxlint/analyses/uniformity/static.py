@@ -1,0 +1,198 @@
+"""What the analysis of one function prepares once, before any round of the interprocedural
+iteration: the kind of each instruction (how its result is computed), the sparse slice of
+instructions whose transfer can change a fact a rule reads, the keys each writes, its branches,
+their correlations and the liveness of the registers the state holds."""
+
+from __future__ import annotations
+
+from typing import Collection, Sequence
+
+from ptxlint import cfg as cfg_module
+from ptxlint import ir
+from ptxlint.analyses.registers import RegisterIndex, live_in
+from ptxlint.analyses.uniformity.branches import find_branches
+from ptxlint.analyses.uniformity.correlation import correlated_branches
+from ptxlint.analyses.uniformity.registers import InvariantRegisters, RegisterNames, register_of_key
+from ptxlint.dataflow import indices_by_block
+from ptxlint.isa.aligned import Collective
+
+# Results that differ per lane whatever the inputs: per-lane fragments of matrix instructions,
+# atomics, and waits that may succeed in some lanes first.
+_PER_LANE_BASES = frozenset(
+    {"atom", "wmma", "mma", "ldmatrix", "movmatrix", "wgmma", "tex", "tld4", "suld", "txq", "suq", "activemask"}
+)
+_WARP_RESULT_BASES = frozenset({"vote", "redux"})
+
+_PREDICATE_LOGIC = frozenset({"mov", "not", "and", "or", "xor"})
+LANE_ARITHMETIC = frozenset({"mov", "cvt", "shr", "shl", "and", "div", "rem", "mul", "mad", "bfe", "add", "sub", "or", "xor"})
+
+class StaticFacts:
+    """What the analysis of one function needs that does not change between the rounds of the
+    interprocedural iteration: registers, branches and their post-dominators."""
+
+    __slots__ = (
+        "names", "branches", "ending_at", "plans", "private_local", "correlated", "visited_by_block", "invariant",
+        "liveness", "key_bits",
+    )
+
+    def __init__(
+        self,
+        function: ir.Function,
+        graph: cfg_module.ControlFlowGraph,
+        collectives: dict[int, Collective],
+        dense: bool,
+        registers: RegisterIndex,
+    ) -> None:
+        instructions = function.instructions
+        kinds = [instruction_kind(instruction.opcode) for instruction in instructions]
+        self.branches = find_branches(function, graph, collectives)
+        # `.local` memory is per thread; when no generic pointer to it is ever made, only this
+        # function's `st.local` write it, so a `ld.local` reads one of the values stored there.
+        self.private_local = not any(
+            instruction.opcode.base == "cvta" and instruction.opcode.has("local") for instruction in instructions
+        )
+        if dense:
+            visited: Sequence[int] = range(len(instructions))
+            valued: Collection[int] = visited
+        else:
+            relevant, valued = _relevant_instructions(function, kinds, collectives, self.private_local, registers)
+            visited = sorted(relevant)
+        self.visited_by_block = indices_by_block(graph, visited)
+        self.names = names = RegisterNames(function, visited)
+        # Per visited instruction: how its result is computed and the keys of the registers it
+        # writes (with whether each is flow-sensitive), so the transfer does no name lookups.
+        # An instruction whose result nobody reads writes nothing (``defined`` stays None).
+        plans: list = [None] * len(instructions)
+        for index in visited:
+            plans[index] = write_plan(instructions[index], kinds[index], names) if index in valued else (kinds[index], None)
+        self.plans = plans
+        self.ending_at: dict[int, set[int]] = {}
+        for info in self.branches.values():
+            if info.post_dominator is not None:
+                self.ending_at.setdefault(info.post_dominator, set()).add(info.block)
+        self.correlated = correlated_branches(function, graph, names, self.branches, visited)
+        self.invariant = InvariantRegisters(function, visited, names)
+        # Which of the registers the state holds (those written more than once) each block may
+        # still read, by name (a superset across scopes), and each such key's bit.
+        register_of = {key: register_of_key(key) for key in names.written_more_than_once}
+        self.liveness = live_in(graph, registers, sorted(set(register_of.values())))
+        self.key_bits = {key: self.liveness.bits[register] for key, register in register_of.items()}
+
+
+def _relevant_instructions(
+    function: ir.Function, kinds: list[int], collectives: dict[int, Collective], private_local: bool,
+    registers: RegisterIndex,
+) -> tuple[set[int], set[int]]:
+    """The instructions whose transfer can change a fact the rules read, as LLVM's analysis
+    follows def-use chains instead of visiting everything, and among them those whose result is
+    read (``valued``). Collectives are relevant for their guard and the operands that must be
+    uniform; branches, exits, calls and `.param` stores always; every instruction writing a
+    register a relevant instruction reads is valued, transitively. Most of a kernel (the math of
+    its tiles, the accumulators of its matrix instructions) feeds none of them. Registers are
+    related by name across scopes: a superset, never less."""
+    instructions = function.instructions
+    writers = registers.writers
+    local_writers: list[int] = []  # what `ld.local` reads (LOCAL_KEY): every `st.local`
+    relevant: set[int] = set()
+    valued: set[int] = set()
+    work: list[int] = []
+    for index, instruction in enumerate(instructions):
+        kind = kinds[index]
+        if kind == STORE_LOCAL:
+            local_writers.append(index)
+        if kind in _ALWAYS_RELEVANT or instruction.opcode.base in _BRANCHES:
+            valued.add(index)
+        elif index in collectives:
+            relevant.add(index)
+        else:
+            continue
+        work.append(index)
+    relevant |= valued
+    followed: set[str] = set()
+    while work:
+        index = work.pop()
+        instruction = instructions[index]
+        if index in valued:
+            read = instruction.sources
+        else:
+            operands = instruction.operands
+            read = tuple(operands[position] for position in collectives[index].uniform_operands if position < len(operands))
+        names = [register.name for operand in read for register in ir.registers_in(operand)]
+        if instruction.guard is not None:
+            names.extend(register.name for register in ir.registers_in(instruction.guard.predicate))
+        if private_local and index in valued and instruction.opcode.base in ("ld", "ldu") and instruction.opcode.has("local"):
+            names.append(LOCAL_KEY)
+        for name in names:
+            if name in followed:
+                continue
+            followed.add(name)
+            for writer in local_writers if name == LOCAL_KEY else writers.get(name, ()):
+                if writer not in valued:
+                    valued.add(writer)
+                    relevant.add(writer)
+                    work.append(writer)
+    return relevant, valued
+
+
+
+# How an instruction's result is computed (see UniformityAnalysis._value).
+VARYING, WARP_RESULT, LOAD, BARRIER, SETP, PREDICATE, ARITHMETIC, SOURCES = range(8)
+ELECT, SHUFFLE, CALL, EXIT, STORE_PARAMETER, NOTHING_WRITTEN, STORE_LOCAL = range(8, 15)
+LOCAL_KEY = "local:"  # the side-table entry for what a function stores to its `.local` memory
+_KINDS: dict[str, int] = {}
+# Instructions that change the state whatever registers they write (see _relevant_instructions).
+_ALWAYS_RELEVANT = frozenset({EXIT, CALL, STORE_PARAMETER})
+_BRANCHES = frozenset({"bra", "brx"})
+
+
+def instruction_kind(opcode: ir.Opcode) -> int:
+    known = _KINDS.get(opcode.text)
+    if known is not None:
+        return known
+    base = opcode.base
+    if base in ("exit", "ret"):
+        kind = EXIT
+    elif base == "st" and opcode.has("param"):
+        kind = STORE_PARAMETER
+    elif base == "st" and opcode.has("local"):
+        kind = STORE_LOCAL
+    elif base == "elect":
+        kind = ELECT
+    elif base == "shfl":
+        kind = SHUFFLE
+    elif base == "call":
+        kind = CALL
+    elif base in _PER_LANE_BASES or base == "tcgen05" or base == "mbarrier" or (base == "match" and opcode.has("any")):
+        kind = VARYING
+    elif base in _WARP_RESULT_BASES or base == "match":
+        kind = WARP_RESULT
+    elif base in ("ld", "ldu"):
+        kind = LOAD
+    elif base == "bar" or base == "barrier":
+        kind = BARRIER
+    elif base == "setp":
+        kind = SETP
+    elif base in _PREDICATE_LOGIC and opcode.has("pred"):
+        kind = PREDICATE
+    elif base in LANE_ARITHMETIC:
+        kind = ARITHMETIC
+    else:
+        kind = SOURCES
+    _KINDS[opcode.text] = kind
+    return kind
+
+
+def write_plan(instruction: ir.Instruction, kind: int, names: RegisterNames) -> tuple[int, tuple[tuple[str, bool], ...]]:
+    if not instruction.destination_count or kind in (ELECT, SHUFFLE, CALL, EXIT):
+        return kind, ()
+    sensitive = names.written_more_than_once
+    keys = []
+    for operand in instruction.destinations:
+        for register in ir.registers_in(operand):
+            key = names.key(register.name, instruction.scope)
+            keys.append((key, key in sensitive or key.startswith("param:")))
+    return kind, tuple(keys)
+
+
+def fresh_register_index(function: ir.Function) -> RegisterIndex:
+    return RegisterIndex(function.instructions)

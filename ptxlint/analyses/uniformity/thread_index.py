@@ -1,0 +1,337 @@
+"""Thread-index arithmetic: the exact forms of values computed from `%tid.x`.
+
+A value of the uniformity lattice may carry an exact symbolic form (``Value.bits``): a constant,
+a uniform multiple of a power of two, a `%tid.x` bit field plus an addend (:class:`TidBits`),
+the `%tid.x` bits each result bit depends on (:class:`TidDependence`), or, for predicates, the
+exact set of threads in which it is true (:class:`TidSet`). This module is the transfer of those
+forms through integer arithmetic and comparisons, and the level each form implies: `%tid.x >> 5`
+is one value per warp, `(%tid.x & 127) < 32` holds for whole warps, `%tid.x == 0` in one thread.
+
+It knows nothing of registers or control: the uniformity transfer (``data.py``) evaluates the
+operands and hands their values here.
+"""
+
+from __future__ import annotations
+
+from ptxlint import ir
+from ptxlint.analyses.lanes import (
+    Constant,
+    LaneModel,
+    Level,
+    TidBits,
+    TidDependence,
+    TidSet,
+    alignment_of,
+    carried,
+    combined,
+    dependence_of,
+    mask,
+    masked,
+    power_of_two,
+    shift_left,
+    shift_right,
+    shifted_left,
+    shifted_right,
+    tid_set,
+)
+from ptxlint.analyses.reaching_threads import ThreadSpace
+from ptxlint.analyses.uniformity.lattice import UNIFORM, Value, at_most, constant_of, join, multiple_of, without_bits
+from ptxlint.isa.types import integer_types
+
+# `setp` comparisons by their canonical name: the unsigned spellings are the same order.
+COMPARISONS = {"lt": "lt", "lo": "lt", "le": "le", "ls": "le", "gt": "gt", "hi": "gt", "ge": "ge", "hs": "ge"}
+EQUALITIES = {"eq": "eq", "ne": "ne", **COMPARISONS}
+# The comparison with its operands swapped (`5 < x` is `x > 5`).
+MIRRORED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
+
+_INTEGER_TYPE_PREFIXES = ("u", "s", "b")
+_ZERO = Value(Level.CTA, Constant(0))
+# The widest register: shifting a value this far or further leaves nothing.
+_REGISTER_BITS = 64
+# Integer operations whose result bits depend on known bits of their operands.
+_DEPENDENCE_OPERATIONS = frozenset({"and", "or", "xor", "shl", "shr", "add", "sub", "mul", "mad"})
+
+
+def integer_only(opcode: ir.Opcode) -> bool:
+    """The opcode's types are all integer (`u`, `s`, `b`): arithmetic on it keeps exact forms."""
+    known = _INTEGER_ONLY.get(opcode.text)
+    if known is None:
+        types = [modifier for modifier in opcode.modifiers if modifier[:1] in "usbf" and modifier[1:].isdigit()]
+        known = _INTEGER_ONLY[opcode.text] = bool(types) and all(modifier[0] in _INTEGER_TYPE_PREFIXES for modifier in types)
+    return known
+
+
+_INTEGER_ONLY: dict[str, bool] = {}
+
+
+class ThreadIndexArithmetic:
+    """The arithmetic of one function: ``lanes`` says how `%tid.x` bits map to lanes, warps and
+    warpgroups; ``space``, when the warps are known, gives exact thread sets to comparisons."""
+
+    def __init__(self, lanes: LaneModel, space: ThreadSpace | None) -> None:
+        self.lanes = lanes
+        self.space = space
+
+    def arithmetic(self, opcode: ir.Opcode, values: list[Value]) -> Value:
+        """Integer `mov`/`cvt`/`add`/`mul`/`mad`/`shr`/`shl`/`and`/`div`/`rem`/`bfe` of operands
+        with these values keep exact forms (constants, `%tid.x` bit fields); anything else is
+        the join of the operands."""
+        if opcode.base in ("mov", "cvt") or not any(type(value.bits) is TidDependence for value in values):
+            exact = self._exact(opcode.base, opcode, values)
+            if exact is not None:
+                return exact
+        dependent = self._dependence(opcode, values)
+        if dependent is not None:
+            return dependent
+        fallback = UNIFORM
+        for value in values:
+            fallback = join(fallback, value)
+        return without_bits(fallback)
+
+    def predicate_logic(self, base: str, masks: list[int], fallback: Value) -> Value:
+        """`mov`/`not`/`and`/`or`/`xor` of predicates true in exactly the threads of ``masks``."""
+        everyone = (1 << self.space.bound) - 1  # type: ignore[union-attr]
+        if base == "mov" and len(masks) == 1:
+            mask = masks[0]
+        elif base == "not" and len(masks) == 1:
+            mask = ~masks[0] & everyone
+        elif len(masks) == 2:
+            first, second = masks
+            mask = first & second if base == "and" else first | second if base == "or" else first ^ second
+        else:
+            return fallback
+        return self.tid_set_value(mask, fallback)
+
+    def compare(
+        self, modifiers: tuple[str, ...], left: Value, constant: int | None, swapped: bool, fallback: Value, exact: bool
+    ) -> Value:
+        """`setp.cmp p, left, constant` (written `constant, left` when ``swapped``): uniform over
+        every aligned group of threads that the threshold does not split (`%tid.x < 128` is the
+        same in a warp, even a warpgroup); with ``exact``, the exact set of threads where it is
+        true when the thread space allows."""
+        if exact and self.space is not None:
+            exactly = self._compare_exactly(modifiers, left, constant, swapped, fallback)
+            if exactly is not fallback:
+                level = min(exactly.level, self._compare_level(modifiers, left, constant, swapped, fallback).level)
+                return exactly if level == exactly.level else Value(level, exactly.bits, exactly.origin)
+        return self._compare_level(modifiers, left, constant, swapped, fallback)
+
+    def _compare_level(
+        self, modifiers: tuple[str, ...], value: Value, constant: int | None, swapped: bool, fallback: Value
+    ) -> Value:
+        comparison = next((COMPARISONS[m] for m in modifiers if m in COMPARISONS), None)
+        if comparison is None:
+            return fallback
+        if swapped:
+            comparison = MIRRORED[comparison]
+        bits = value.bits
+        if constant is None or type(bits) is not TidBits or bits.unknown is not None:
+            return fallback
+        signed = any(signed for _, signed in integer_types(modifiers))
+        if bits.offset < 0 and not signed:
+            return fallback  # field + offset may wrap around below zero
+        # field + offset < constant  ⟺  field < constant - offset
+        constant -= bits.offset
+        if constant < 0:
+            level = Level.CTA  # below every field value (signed) or unreachable after the check above
+        else:
+            threshold = constant if comparison in ("lt", "ge") else constant + 1
+            level = self.lanes.level_of_threshold(bits.field_only(), threshold)
+        return at_most(Value(value.level, None, value.origin), level)
+
+    def _compare_exactly(
+        self, modifiers: tuple[str, ...], value: Value, constant: int | None, swapped: bool, fallback: Value
+    ) -> Value:
+        """The comparison as the exact set of threads in which it is true."""
+        comparison = next((EQUALITIES[m] for m in modifiers if m in EQUALITIES), None)
+        if comparison is None:
+            return fallback
+        if swapped:
+            comparison = MIRRORED.get(comparison, comparison)
+        bits = value.bits
+        if constant is None or type(bits) is not TidBits:
+            return fallback
+        types = integer_types(modifiers)
+        width = types[0][0] if types else 32
+        signed = any(signed for _, signed in types)
+        constant &= (1 << width) - 1
+        if signed and constant >= 1 << (width - 1):
+            constant -= 1 << width
+        mask = tid_set(bits, comparison, constant, self.space.bound)  # type: ignore[union-attr]
+        return fallback if mask is None else self.tid_set_value(mask, fallback)
+
+    def _exact(self, base: str, opcode: ir.Opcode, values: list[Value]) -> Value | None:
+        if base == "mov" or base == "cvt":
+            return values[0] if len(values) == 1 else None
+        if base in ("add", "sub", "or", "xor") and len(values) == 2:
+            return self._add(base, values[0], values[1])
+        if base == "mul" and len(values) == 2 and not opcode.has("hi"):
+            return self._multiply(values[0], values[1])
+        if base == "mad" and len(values) == 3 and not opcode.has("hi"):
+            product = self._multiply(values[0], values[1])
+            return None if product is None else self._add("add", product, values[2])
+        if base == "bfe" and len(values) == 3:
+            return self._bit_field_extract(values)
+        first = values[0]
+        constant = constant_of(values[1]) if len(values) == 2 else None
+        if base == "shl" and constant is not None and constant >= _REGISTER_BITS:
+            return _ZERO  # PTX clamps the shift to the register's width: nothing is left
+        if constant is None or first.bits is None:
+            return None
+        if type(first.bits) is not TidBits:
+            return self._uniform_arithmetic(base, first, constant)
+        return self._bits_value(base, opcode, first.bits, constant, first)
+
+    def _dependence(self, opcode: ir.Opcode, values: list[Value]) -> Value | None:
+        """Bitwise arithmetic on `%tid.x` fields that no single field describes, as the
+        `%tid.x` bits each result bit depends on (see :class:`TidDependence`)."""
+        base = opcode.base
+        if base not in _DEPENDENCE_OPERATIONS or not any(type(value.bits) in (TidBits, TidDependence) for value in values):
+            return None
+        tid_bits = self.lanes.tid_bits
+        dependences = []
+        for value in values:
+            exact = type(value.bits) in (TidBits, TidDependence)
+            dependence = dependence_of(value.bits, tid_bits) if exact or value.level == Level.CTA else None
+            if dependence is None:
+                return None
+            dependences.append(dependence)
+        constants = [constant_of(value) for value in values]
+        types = integer_types(opcode.modifiers)
+        width = types[0][0] if types else 32
+        if base in ("shl", "shr"):
+            amount = constants[1] if len(values) == 2 else None
+            if amount is None or not 0 <= amount < width:
+                return None
+            signed = base == "shr" and opcode.has(f"s{width}")
+            result = shifted_left(dependences[0], amount) if base == "shl" else shifted_right(dependences[0], amount, width, signed)
+        elif base == "and" and len(values) == 2 and (constants[0] is not None or constants[1] is not None):
+            constant, other = (constants[1], dependences[0]) if constants[1] is not None else (constants[0], dependences[1])
+            result = masked(other, constant)
+        elif base in ("and", "or", "xor"):
+            result = dependences[0]
+            for dependence in dependences[1:]:
+                result = combined(result, dependence)
+        else:  # add, sub, mul, mad: carries
+            if base in ("mul", "mad") and opcode.has("hi"):
+                return None
+            result = dependences[0]
+            for dependence in dependences[1:]:
+                result = combined(result, dependence)
+            result = carried(result)
+        if result.lowest is None:
+            return Value(Level.CTA)
+        varying = max(values, key=lambda value: value.level)
+        return at_most(Value(varying.level, result, varying.origin), self.lanes.level_of_dependence(result))
+
+    def _add(self, base: str, first: Value, second: Value) -> Value | None:
+        """`a + b`: a field plus a uniform addend stays a field (`ctaid * ntid + tid`); `or` and
+        `xor` only with 0, `sub` only of a uniform value from a field."""
+        if base != "add" and base != "sub":
+            if constant_of(second) == 0:
+                return first
+            return second if constant_of(first) == 0 and base != "sub" else None
+        sign = -1 if base == "sub" else 1
+        if type(first.bits) is not TidBits and type(second.bits) is TidBits and base == "add":
+            first, second = second, first
+        if type(first.bits) is TidBits:
+            if second.level != Level.CTA:
+                return None
+            bits = first.bits
+            constant = constant_of(second)
+            if constant is not None:
+                bits = TidBits(bits.low, bits.high, bits.position, bits.offset + sign * constant, bits.unknown)
+            else:
+                alignment = alignment_of(second.bits)
+                unknown = alignment if bits.unknown is None else min(bits.unknown, alignment)
+                bits = TidBits(bits.low, bits.high, bits.position, bits.offset, unknown)
+            return Value(first.level, bits, first.origin)
+        if first.level != Level.CTA or second.level != Level.CTA:
+            return None
+        first_constant, second_constant = constant_of(first), constant_of(second)
+        if first_constant is not None and second_constant is not None:
+            return Value(Level.CTA, Constant(first_constant + sign * second_constant))
+        return multiple_of(min(alignment_of(first.bits), alignment_of(second.bits)))
+
+    def _multiply(self, first: Value, second: Value) -> Value | None:
+        if type(first.bits) is not TidBits and type(second.bits) is TidBits:
+            first, second = second, first
+        constant = constant_of(second)
+        if type(first.bits) is TidBits:
+            shift = power_of_two(constant) if constant is not None else None
+            return None if shift is None else self._field_value(shift_left(first.bits, shift), first)
+        if first.level != Level.CTA or second.level != Level.CTA:
+            return None
+        first_constant = constant_of(first)
+        if first_constant is not None and constant is not None:
+            return Value(Level.CTA, Constant(first_constant * constant))
+        return multiple_of(alignment_of(first.bits) + alignment_of(second.bits))
+
+    def _uniform_arithmetic(self, base: str, first: Value, constant: int) -> Value | None:
+        """Shifts and masks of constants and aligned uniform values."""
+        value = constant_of(first)
+        if base == "shl" and constant >= 0:
+            if value is None:
+                return multiple_of(alignment_of(first.bits) + constant)
+            return Value(Level.CTA, Constant(value << constant))  # constant < 64: see _exact
+        if value is None:
+            return None
+        if base == "shr" and constant >= 0:
+            return Value(Level.CTA, Constant(value >> constant))
+        if base == "and":
+            return Value(Level.CTA, Constant(value & constant))
+        return None
+
+    def _bit_field_extract(self, values: list[Value]) -> Value | None:
+        """`bfe.u32 d, a, position, length` with constant position and length."""
+        position, length = constant_of(values[1]), constant_of(values[2])
+        bits = values[0].bits
+        if type(bits) is not TidBits or position is None or length is None or position < 0 or length <= 0:
+            return None
+        if bits.addend_alignment < position + length and not bits.plain:
+            return None
+        shifted = shift_right(bits.field_only(), position)
+        if shifted is None:
+            return _ZERO
+        field, _ = mask(shifted, (1 << min(length, _REGISTER_BITS)) - 1)  # a longer field is the whole register
+        return self._field_value(field, values[0])
+
+    def _field_value(self, bits: TidBits | None, first: Value) -> Value:
+        """The value of an exact field result: uniform when the field is empty."""
+        if bits is None:
+            return _ZERO
+        if bits.position >= _REGISTER_BITS:
+            return UNIFORM  # shifted out of any register: only the uniform addend is left
+        if self.lanes.is_zero(bits):
+            if bits.unknown is None:
+                return Value(Level.CTA, Constant(bits.offset))
+            return multiple_of(bits.addend_alignment)
+        return at_most(Value(first.level, bits, first.origin), self.lanes.level_of_bits(bits))
+
+    def _bits_value(self, base: str, opcode: ir.Opcode, bits: TidBits, constant: int, first: Value) -> Value | None:
+        shift = power_of_two(constant)
+        unsigned = opcode.has("u32") or opcode.has("u64") or opcode.has("b32") or opcode.has("b64")
+        if base == "shr" or (base == "div" and unsigned):
+            amount = constant if base == "shr" else shift
+            if amount is None or amount < 0 or bits.addend_alignment < amount:
+                return None
+            return self._field_value(shift_right(bits, amount), first)
+        if base == "shl" and constant >= 0:
+            return self._field_value(shift_left(bits, constant), first)
+        if base == "and" or (base == "rem" and unsigned and shift is not None):
+            new_bits, lowest = mask(bits, constant if base == "and" else constant - 1)
+            if new_bits is None and lowest is not None:
+                return at_most(without_bits(first), self.lanes.level_of_bits(TidBits(lowest, None, 0)))
+            return self._field_value(new_bits, first)
+        return None
+
+    def tid_set_value(self, mask: int, fallback: Value) -> Value:
+        """A predicate true in exactly the threads of ``mask``, at the level its shape allows."""
+        space = self.space
+        threads = space.restrict(space.everyone, mask)  # type: ignore[union-attr]
+        level = space.level(threads)  # type: ignore[union-attr]
+        if level is None or level > fallback.level:
+            level = fallback.level
+        if level == Level.CTA and mask not in (0, (1 << space.bound) - 1):  # type: ignore[union-attr]
+            level = Level.WARP  # all of a warp, but not every warp: not CTA-uniform
+        return Value(level, TidSet(mask), fallback.origin if level > Level.CTA else None)
