@@ -4,15 +4,10 @@ values, arithmetic on TMEM addresses and the warp index, and path-condition cont
 from __future__ import annotations
 
 from ptxlint.analyses.roles import warps_where
-from ptxlint.analyses.tcgen05_paths import PathContext
-from ptxlint.analyses.values import (
-    THREAD_INDEX,
-    VARYING,
-    TensorAddress,
-    WarpValues,
-    join_values,
-)
-from ptxlint.analyses.values import _add as add  # the arithmetic under test
+from ptxlint.analyses.path_conditions import PathContext
+from ptxlint.analyses.warp_value_lattice import THREAD_INDEX, VARYING, TensorAddress, join_values
+from ptxlint.analyses.warp_value_lattice import _add as add  # the arithmetic under test
+from ptxlint.analyses.warp_values import WarpValues
 
 
 def test_join_keeps_equal_values_and_forgets_columns() -> None:

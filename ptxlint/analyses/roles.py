@@ -3,7 +3,7 @@
 Warp-specialised kernels give warps roles with branches on the warp index (`if (warp == 0)` the
 MMA issuer, `else if (warp >= 4)` the epilogue). The state is the set of warps that may be at a
 point, as a bit mask; each edge out of a conditional branch keeps the warps for which the branch
-predicate, evaluated per warp by :mod:`ptxlint.analyses.values`, can take that edge. The same
+predicate, evaluated per warp by :mod:`ptxlint.analyses.warp_values`, can take that edge. The same
 edge knowledge serves the path-sensitive tcgen05 analyses (:class:`Branch`,
 :meth:`BranchTable.guard_warps`).
 """
@@ -14,7 +14,7 @@ import functools
 from dataclasses import dataclass
 
 from ptxlint.analyses.registers import RegisterIndex
-from ptxlint.analyses.values import FunctionValues, function_values, warp_count_of
+from ptxlint.analyses.warp_values import FunctionValues, function_values, warp_count_of
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, solve_forward

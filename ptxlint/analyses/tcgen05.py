@@ -1,7 +1,7 @@
 """The tcgen05 state of a thread along its paths: which `tcgen05.ld`/`st` it issued and has not
 yet waited for, and which tensor-memory allocations it has not yet freed.
 
-Both are in the :class:`Payload` of a :class:`~ptxlint.analyses.tcgen05_paths.PathSensitiveAnalysis`:
+Both are in the :class:`Payload` of a :class:`~ptxlint.analyses.path_sensitive.PathSensitiveAnalysis`:
 
 - the pending accesses (rules see them as :class:`Pending`). `tcgen05.ld` and `tcgen05.st` add
   one; `tcgen05.wait::ld` (`::st`) retires every pending load (store). Each pending load also
@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Iterable, NamedTuple
 
 from ptxlint.analyses.roles import BranchTable, branch_table
-from ptxlint.analyses.tcgen05_paths import PathSensitiveAnalysis, PathState
+from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState
 from ptxlint.callgraph import CallGraph, callee_name
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, StatesBefore, solve_forward

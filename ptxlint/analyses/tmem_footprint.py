@@ -2,13 +2,14 @@
 
 Only columns are compared: an MMA's accumulator spans every lane its M covers, so two accesses
 are told apart by their columns. Footprints are relative to the allocation's first column (see
-:class:`~ptxlint.analyses.values.TensorAddress`), so only addresses from the same allocation slot
+:class:`~ptxlint.analyses.warp_value_lattice.TensorAddress`), so only addresses from the same allocation slot
 compare.
 """
 
 from __future__ import annotations
 
-from ptxlint.analyses.values import FunctionValues, TensorAddress, entry_for_warp
+from ptxlint.analyses.warp_value_lattice import TensorAddress, entry_for_warp
+from ptxlint.analyses.warp_values import FunctionValues
 from ptxlint.ir import Address, Immediate, Instruction
 from ptxlint.isa.tcgen05 import (
     SHIFT_COLUMNS,

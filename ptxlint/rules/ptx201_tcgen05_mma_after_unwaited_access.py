@@ -76,6 +76,7 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
+from ptxlint.analyses.path_witness import branch_labels, witness_path
 from ptxlint.analyses.roles import warp_list
 from ptxlint.analyses.tcgen05 import (
     pending_labels,
@@ -90,7 +91,6 @@ from ptxlint.analyses.tcgen05 import (
     tensor_memory_instructions,
     works_on_allocated_tmem,
 )
-from ptxlint.analyses.tcgen05_paths import branch_labels, witness_path
 from ptxlint.analyses.tmem_footprint import disjoint, footprint
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity

@@ -64,6 +64,7 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
+from ptxlint.analyses.path_witness import branch_labels, witness_path
 from ptxlint.analyses.tcgen05 import (
     FunctionState,
     callee_operations,
@@ -72,7 +73,6 @@ from ptxlint.analyses.tcgen05 import (
     live_allocations,
     tcgen05_operations,
 )
-from ptxlint.analyses.tcgen05_paths import branch_labels, witness_path
 from ptxlint.callgraph import callee_name
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity

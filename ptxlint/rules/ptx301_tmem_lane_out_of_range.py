@@ -84,7 +84,7 @@ from typing import Iterable, Iterator
 
 from ptxlint.analyses.roles import FunctionRoles, function_roles, warp_list
 from ptxlint.analyses.tcgen05 import issues_tmem_accesses, tensor_memory_instructions
-from ptxlint.analyses.values import TensorAddress, entry_for_warp
+from ptxlint.analyses.warp_value_lattice import TensorAddress, entry_for_warp
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.ir import Address, Function, Immediate, Instruction

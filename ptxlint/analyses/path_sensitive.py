@@ -1,0 +1,233 @@
+"""Path-sensitive forward analyses: the state is a small set of *path classes*, each a payload
+(what the rule tracks: pending loads, live allocations) with a
+:class:`~ptxlint.analyses.path_conditions.PathContext` — what the branches taken so far say: the
+outcome of conditions on registers not written since, and the warps still possible.
+
+Two paths with the same payload merge into one class whose context keeps only what both know, so
+the number of classes is bounded by the number of distinct payloads. A branch whose condition
+contradicts a class's context (the second `if (warp == 0)` after the first one failed) removes
+that class from the edge: such a path is infeasible. How conditions are read and compared is
+:mod:`ptxlint.analyses.path_conditions`; the paths shown to the user are
+:mod:`ptxlint.analyses.path_witness`.
+"""
+
+from __future__ import annotations
+
+from typing import Hashable, Iterable
+
+from ptxlint.analyses.path_conditions import PathContext
+from ptxlint.analyses.registers import live_in
+from ptxlint.analyses.roles import Branch, BranchTable, all_warps
+from ptxlint.dataflow import indices_by_block
+from ptxlint.ir import Instruction, Register
+
+# More path classes than this at one point collapse into one (a safety valve, never expected).
+MAX_CLASSES = 64
+
+PathState = frozenset  # of (payload, PathContext), one context per payload
+
+
+class PathSensitiveAnalysis:
+    """The lattice and edge refinement shared by the tcgen05 analyses. Subclasses say how an
+    instruction changes a payload (:meth:`step`) and which instructions do
+    (:meth:`changing_instructions`)."""
+
+    def __init__(self, branches: BranchTable, keep_every_fact: bool = False) -> None:
+        """``keep_every_fact``: never drop facts that can no longer matter (slower, and the same
+        result: what tests compare against)."""
+        self.branches = branches
+        self.warp_count = branches.warp_count
+        self._defining = branches.defining
+        self._changing = self.changing_instructions()
+        self._observing = self.observing_instructions()
+        # Every other instruction leaves the state as it is (see :meth:`transfer`).
+        visited = self._defining | self._changing | self._observing
+        self._visited_by_block = indices_by_block(branches.values.cfg, visited)
+        names = branches.values.names
+        self._written = {index: names.writes(index) for index in visited}
+        # Which condition registers each block may still read: the facts worth keeping there.
+        self._live_in = None if keep_every_fact else live_in(branches.values.cfg, names, branches.condition_registers.names)
+        self._summaries: set = set()  # payloads made by collapse (see _bounded)
+
+    # -- what subclasses provide
+
+    def initial_payload(self) -> Hashable:
+        raise NotImplementedError
+
+    def changing_instructions(self) -> frozenset[int]:
+        """The indices of the instructions :meth:`step` may change a payload at."""
+        raise NotImplementedError
+
+    def step(self, index: int, instruction: Instruction, payload):
+        raise NotImplementedError
+
+    def observing_instructions(self) -> frozenset[int]:
+        """The indices of the instructions :meth:`observe` may change a payload at."""
+        return frozenset()
+
+    def observe(self, index: int, instruction: Instruction, payload):
+        """How merely executing an instruction changes a payload (reads of registers); applied
+        to every class, guarded or not."""
+        return payload
+
+    def collapse(self, payloads: Iterable) -> Hashable:
+        """One payload standing for many (used only past :data:`MAX_CLASSES`)."""
+        raise NotImplementedError
+
+    def covers(self, summary, payload) -> bool:
+        """Whether a payload made by :meth:`collapse` already stands for ``payload``."""
+        return summary == payload
+
+    # -- the lattice
+
+    def bottom(self) -> PathState:
+        return frozenset()
+
+    def entry(self) -> PathState:
+        return frozenset({(self.initial_payload(), PathContext(all_warps(self.warp_count)))})
+
+    def join(self, first: PathState, second: PathState) -> PathState:
+        if not first:
+            return second
+        if not second or first == second:
+            return first
+        classes = dict(first)
+        for payload, context in second:
+            known = classes.get(payload)
+            classes[payload] = context if known is None else known.merge(context)
+        return self._bounded(classes)
+
+    def instructions_of(self, block: int) -> list[int]:
+        """The instructions of ``block`` that can change a payload or a fact (see
+        :func:`ptxlint.dataflow.solve_forward`)."""
+        return self._visited_by_block[block]
+
+    def transfer(self, index: int, instruction: Instruction, state: PathState) -> PathState:
+        if not state:
+            return state
+        changes = index in self._changing
+        defines = index in self._defining
+        if not changes and not defines:
+            return self._observe_all(index, instruction, state)
+        observes = index in self._observing
+        written = self._written[index]
+        classes: dict = {}
+        changed = False
+        for payload, context in state:
+            new_payload = self.observe(index, instruction, payload) if observes else payload
+            if changes and instruction.guard is not None:
+                self._guarded_step(index, instruction, new_payload, context, defines, classes)
+                changed = True
+                continue
+            if changes:
+                new_payload = self.step(index, instruction, new_payload)
+            new_context = context.after(instruction, written) if defines else context
+            changed = changed or new_payload is not payload or new_context is not context
+            _add(classes, new_payload, new_context)
+        return self._bounded(classes) if changed else state
+
+    def _observe_all(self, index: int, instruction: Instruction, state: PathState) -> PathState:
+        """The state after an instruction that only reads (it writes no condition register)."""
+        observed = [(self.observe(index, instruction, payload), context) for payload, context in state]
+        if all(new is old for (new, _), (old, _) in zip(observed, state)):
+            return state
+        classes: dict = {}
+        for payload, context in observed:
+            _add(classes, payload, context)
+        return self._bounded(classes)
+
+    def refine(self, source: int, target: int, state: PathState) -> PathState:
+        if not state:
+            return state
+        branch = self.branches.branch(source)
+        if branch is not None:
+            state = self.assume_branch(branch, target, state)
+        return self._relevant(target, state)
+
+    def _relevant(self, block: int, state: PathState) -> PathState:
+        """``state`` with only the facts that can still matter in ``block`` and after it."""
+        if self._live_in is None:
+            return state
+        live = self._live_in.names(block)
+        trimmed = [(payload, context.relevant_to(live)) for payload, context in state]
+        if all(relevant is context for (_, relevant), (_, context) in zip(trimmed, state)):
+            return state
+        classes: dict = {}
+        for payload, context in trimmed:
+            _add(classes, payload, context)
+        return frozenset(classes.items())
+
+    def assume_branch(self, branch: Branch, target: int, state: PathState) -> PathState:
+        return self._assume(branch.predicate, branch.outcome(target), branch.warps_to(target), state)
+
+    def assume_guard(self, index: int, instruction: Instruction, state: PathState) -> PathState:
+        """The classes in which a guarded instruction executes."""
+        guard = instruction.guard
+        if guard is None or type(guard.predicate) is not Register:
+            return state
+        holds = not guard.negated
+        return self._assume(guard.predicate.name, holds, self.branches.guard_warps(index, instruction)[holds], state)
+
+    def _assume(self, predicate: str, value: bool, warps: int, state: PathState) -> PathState:
+        """The classes of ``state`` on paths where ``predicate`` is ``value``, which only
+        ``warps`` allow."""
+        classes: dict = {}
+        changed = False
+        for payload, context in state:
+            assumed = context.assume(predicate, value, warps)
+            if assumed is not None:
+                _add(classes, payload, assumed)
+            changed = changed or assumed is not context
+        return frozenset(classes.items()) if changed else state
+
+    # -- internals
+
+    def _guarded_step(self, index, instruction, payload, context, defines, classes) -> None:
+        """A guarded instruction splits a class: it executes where the guard holds."""
+        written = self._written[index]
+
+        def after(context: PathContext) -> PathContext:
+            return context.after(instruction, written) if defines else context
+
+        guard = instruction.guard
+        if type(guard.predicate) is not Register:
+            _add(classes, self.step(index, instruction, payload), after(context))
+            return
+        name = guard.predicate.name
+        warps = self.branches.guard_warps(index, instruction)
+        executes = context.assume(name, not guard.negated, warps[not guard.negated])
+        skips = context.assume(name, guard.negated, warps[guard.negated])
+        if executes is not None:
+            _add(classes, self.step(index, instruction, payload), after(executes))
+        if skips is not None:
+            _add(classes, payload, after(skips))
+
+    def _bounded(self, classes: dict) -> PathState:
+        """At most :data:`MAX_CLASSES` path classes: past that they collapse into one summary.
+        A summary then absorbs every class it stands for, so that the state at a join settles
+        instead of alternating between the summary alone and the summary beside a class it
+        covers (which no fixed point would end). Compiled code never gets this far."""
+        if self._summaries:
+            self._absorb(classes)
+        if len(classes) <= MAX_CLASSES:
+            return frozenset(classes.items())
+        contexts = list(classes.values())
+        merged = contexts[0]
+        for context in contexts[1:]:
+            merged = merged.merge(context)
+        summary = self.collapse(classes.keys())
+        self._summaries.add(summary)
+        return frozenset({(summary, merged)})
+
+    def _absorb(self, classes: dict) -> None:
+        """Merge into each summary among ``classes`` the other classes it covers."""
+        for summary in [payload for payload in classes if payload in self._summaries]:
+            if summary not in classes:
+                continue
+            for payload in [payload for payload in classes if payload != summary and self.covers(summary, payload)]:
+                classes[summary] = classes[summary].merge(classes.pop(payload))
+
+
+def _add(classes: dict, payload, context: PathContext) -> None:
+    known = classes.get(payload)
+    classes[payload] = context if known is None else known.merge(context)

@@ -1,0 +1,95 @@
+"""Witness paths for the findings of the path-sensitive analyses: a feasible path from where a
+bug starts to where it shows, and the branch steps that tell the user which way each branch
+went and which of them decide the path.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Callable
+
+from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState
+from ptxlint.analyses.roles import BranchTable
+from ptxlint.cfg import ControlFlowGraph
+from ptxlint.dataflow import Solution
+from ptxlint.diagnostics import Label
+
+
+@dataclass(frozen=True)
+class WitnessPath:
+    """A feasible path to a bug: its ``edges`` in order, and the blocks from which the bug's end
+    is still reachable (``reaching``), which tell the branches that decide the path from those
+    that lead to the bug either way."""
+
+    edges: list[tuple[int, int]]
+    reaching: frozenset[int]
+
+
+def witness_path(
+    cfg: ControlFlowGraph,
+    analysis: PathSensitiveAnalysis,
+    solution: Solution[PathState],
+    origin: int,
+    end_block: int,
+    holds: Callable[[object], bool],
+    passable: Callable[[int], bool] = lambda block: True,
+) -> WitnessPath | None:
+    """A path from the block of instruction ``origin`` to ``end_block`` along which some path
+    class satisfying ``holds`` flows, through blocks that are ``passable``: searched backwards
+    from the end, so every edge is one the analysis found feasible. The search covers every
+    block that reaches the end, so that the witness can say which branches matter."""
+    origin_block = cfg.block_of(origin)
+    next_edge: dict[int, tuple[int, int]] = {}
+    visited = {end_block}
+    first_edge: tuple[int, int] | None = None
+    queue = deque([end_block])
+    while queue:
+        block = queue.popleft()
+        for predecessor in cfg.predecessors(block):
+            if predecessor not in solution.block_exit:
+                continue
+            flowing = analysis.refine(predecessor, block, solution.block_exit[predecessor])
+            if not any(holds(payload) for payload, _ in flowing):
+                continue
+            if predecessor == origin_block and first_edge is None:
+                first_edge = (predecessor, block)
+            if predecessor not in visited and passable(predecessor):
+                visited.add(predecessor)
+                next_edge.setdefault(predecessor, (predecessor, block))
+                queue.append(predecessor)
+    if first_edge is None:
+        return None
+    return WitnessPath([first_edge] + _edges_to_end(first_edge[1], end_block, next_edge), frozenset(visited | {origin_block}))
+
+
+def _edges_to_end(block: int, end_block: int, next_edge: dict[int, tuple[int, int]]) -> list[tuple[int, int]]:
+    edges = []
+    while block != end_block:
+        edge = next_edge[block]
+        edges.append(edge)
+        block = edge[1]
+    return edges
+
+
+def branch_labels(cfg: ControlFlowGraph, branches: BranchTable, path: WitnessPath | None) -> list[Label]:
+    """One witness step per conditional branch on the path, saying which way it went. A step is
+    essential when the branch decides the path: going the other way would not reach the bug, or
+    the branch loops back. The others (both ways lead to the bug) are kept for `--show-all-steps`."""
+    labels: list[Label] = []
+    if path is None:
+        return labels
+    order = cfg.rpo_number
+    for source, target in path.edges:
+        branch = branches.branch(source)
+        if branch is None:
+            continue
+        taken = target == branch.taken
+        other = next((successor for successor in cfg.successors(source) if successor != target), None)
+        loops = order.get(target, 0) <= order.get(source, 0)
+        guard = f"{'!' if branch.negated else ''}{branch.predicate}"
+        verb = "taken" if taken else "not taken"
+        message = f"branch on `{guard}` {verb}" + (" (loops back)" if loops else "")
+        decides = loops or other is None or other not in path.reaching
+        labels.append(Label(branch.instruction.span, message, essential=decides))
+    return labels

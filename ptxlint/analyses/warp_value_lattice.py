@@ -1,0 +1,365 @@
+"""The abstract values of the per-warp values analysis (:mod:`ptxlint.analyses.warp_values`),
+how two of them join, and what integer arithmetic does to them, warp by warp.
+
+The analysis gives each register one of these abstract values:
+
+- absent from the state: unknown, and not computed from the thread or warp index by arithmetic
+  this analysis follows (parameters, loop counters, loaded data);
+- an *entry*, the same in every warp: an integer, a predicate (`True`/`False`), a
+  :class:`SharedAddress` (`symbol + offset`) or a :class:`TensorAddress` (the address
+  `tcgen05.alloc` wrote, plus a lane and a column offset);
+- a tuple of entries, one per warp of the CTA (warp-uniform, but different between warps), where
+  ``None`` means unknown for that warp: `%tid.x >> 5` is ``(0, 1, 2, …)``;
+- a :class:`ThreadFunction`: a short chain of arithmetic on `%tid.x` of a one-dimensional block.
+  It differs between lanes, but once every warp's 32 lanes agree on its value (`%tid.x >> 5`,
+  `(%tid.x << 16) & 0x600000`, `%tid.x > 31`) it becomes a per-warp value;
+- :data:`VARYING`: unknown and possibly different between warps or lanes.
+
+Arithmetic is evaluated per warp. The allocation's address has lane field 0 and an unknown first
+column, so a :class:`TensorAddress` keeps offsets relative to it. Adding an absent (unknown,
+warp-independent) value to a TMEM address is taken to move its column only: lane offsets that
+matter are computed from the warp index, and a column offset that carried into the lane field
+would address a column past the 512 that exist.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Union
+
+from ptxlint.ir import Instruction
+from ptxlint.isa.tcgen05 import LANE_SHIFT, COLUMN_MASK
+from ptxlint.isa.types import integer_types
+
+
+@dataclass(frozen=True, slots=True)
+class SharedAddress:
+    """The address of a variable plus a constant (`smem + 131168`)."""
+
+    symbol: str
+    offset: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.symbol}+{self.offset}"
+
+
+@dataclass(frozen=True, slots=True)
+class TensorAddress:
+    """The TMEM address `tcgen05.alloc` stored at ``slot``, plus ``lane`` lanes and ``column``
+    columns (``None``: a column offset that is not known)."""
+
+    slot: str
+    lane: int
+    column: int | None
+
+
+class _Marker:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+VARYING = _Marker("VARYING")
+
+# Longest chain of operations followed on `%tid.x` before giving up (nvcc needs two or three).
+MAX_THREAD_STEPS = 6
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadFunction:
+    """``%tid.x`` followed by ``steps``: (operation, constant, bits) applied in order."""
+
+    steps: tuple = ()
+
+    def then(self, step: tuple) -> ThreadFunction | None:
+        if len(self.steps) >= MAX_THREAD_STEPS:
+            return None
+        return ThreadFunction(self.steps + (step,))
+
+    def evaluate(self, thread: int):
+        value = thread
+        for operation_name, constant, bits in self.steps:
+            value = _THREAD_STEPS[operation_name](value, constant, bits)
+            if value is None:
+                return None
+        return value
+
+
+THREAD_INDEX = ThreadFunction()
+
+Entry = Union[int, bool, SharedAddress, TensorAddress, None]
+Value = Union[Entry, tuple, _Marker, ThreadFunction]
+
+
+@dataclass(frozen=True)
+class ValueState:
+    """Registers with a tracked value (treat ``registers`` as read-only) and the shared-memory
+    slots a `tcgen05.alloc` may have written on some path here."""
+
+    registers: dict
+    slots: frozenset[str]
+
+
+# ----------------------------------------------------------------------------- lattice
+
+
+def join_values(first: Value, second: Value) -> Value:
+    """The least value that describes both (``None`` stands for absent)."""
+    if first == second:
+        return first
+    if first is VARYING or second is VARYING or type(first) is ThreadFunction or type(second) is ThreadFunction:
+        return VARYING
+    if first is None or second is None:
+        other = second if first is None else first
+        return None if _column_like(other) else VARYING
+    if type(first) is tuple or type(second) is tuple:
+        return _normalise(tuple(_join_entries(a, b) for a, b in zip(_per_warp(first, second), _per_warp(second, first))))
+    joined = _join_entries(first, second)
+    if joined is None:
+        # Two different warp-independent values: which one a warp holds depends on the path it
+        # took. Small integers (column offsets, loop counters) stay "unknown, warp-independent";
+        # anything that may carry a lane offset may now differ between warps.
+        return None if _column_like(first) and _column_like(second) else VARYING
+    return joined
+
+
+def _join_registers(first: dict, second: dict) -> dict:
+    """Join two register maps. States share value objects (they are copied on write), so an
+    identity test settles most registers without comparing or hashing per-warp tables."""
+    registers = {}
+    for name, value in first.items():
+        other = second.get(name)
+        joined = value if other is value else join_values(value, other)
+        if joined is not None:
+            registers[name] = joined
+    for name, value in second.items():
+        if name not in first:
+            joined = join_values(None, value)
+            if joined is not None:
+                registers[name] = joined
+    return registers
+
+
+def _column_like(value: Value) -> bool:
+    """Values whose merging cannot hide a lane offset: small integers, predicates, shared
+    addresses."""
+    if type(value) is bool or type(value) is SharedAddress:
+        return True
+    return type(value) is int and 0 <= value <= COLUMN_MASK
+
+
+def _join_entries(first: Entry, second: Entry) -> Entry:
+    if first == second:
+        return first
+    if type(first) is TensorAddress and type(second) is TensorAddress:
+        if first.slot == second.slot and first.lane == second.lane:
+            return TensorAddress(first.slot, first.lane, None)
+    return None
+
+
+def _per_warp(value: Value, shaped_like: Value) -> tuple:
+    if type(value) is tuple:
+        return value
+    width = len(shaped_like)  # type: ignore[arg-type]
+    return (value,) * width
+
+
+def _normalise(entries: tuple) -> Value:
+    """A per-warp tuple whose entries are all equal and known is a warp-independent entry; one
+    whose entries are all unknown is VARYING."""
+    first = entries[0]
+    if all(entry == first for entry in entries):
+        return VARYING if first is None else first
+    return entries
+
+
+def entry_for_warp(value: Value, warp: int) -> Entry:
+    """What warp ``warp`` holds, or None when unknown."""
+    if type(value) is tuple:
+        return value[warp] if warp < len(value) else None
+    if value is VARYING or type(value) is ThreadFunction:
+        return None
+    return value  # type: ignore[return-value]
+
+
+# ----------------------------------------------------------------------------- arithmetic
+
+
+def _wrap(value: int, bits: int) -> int:
+    return value & ((1 << bits) - 1)
+
+
+def _signed(value: int, bits: int) -> int:
+    value = _wrap(value, bits)
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+def _width(instruction: Instruction) -> tuple[int, bool]:
+    """Bits and signedness of the instruction's (last) integer type (`.s32` → 32, True)."""
+    types = integer_types(instruction.opcode.modifiers)
+    return types[-1] if types else (32, False)
+
+
+class _Opaque:
+    """An absent operand inside per-warp arithmetic: unknown but warp-independent."""
+
+    def __repr__(self) -> str:
+        return "OPAQUE"
+
+
+OPAQUE = _Opaque()
+
+
+def _add(a, b, bits: int):
+    if type(a) is TensorAddress or type(b) is TensorAddress:
+        address, other = (a, b) if type(a) is TensorAddress else (b, a)
+        return _offset_tensor_address(address, other)
+    if type(a) is SharedAddress and type(b) is int:
+        return SharedAddress(a.symbol, a.offset + b)
+    if type(b) is SharedAddress and type(a) is int:
+        return SharedAddress(b.symbol, b.offset + a)
+    if type(a) is int and type(b) is int:
+        return _wrap(a + b, bits)
+    return None
+
+
+def _offset_tensor_address(address: TensorAddress, delta) -> TensorAddress | None:
+    if delta is OPAQUE:
+        return TensorAddress(address.slot, address.lane, None)
+    if type(delta) is not int or type(delta) is bool:
+        return None
+    delta = _signed(delta, 32)
+    if address.column is None:
+        return TensorAddress(address.slot, address.lane + (delta >> LANE_SHIFT), None)
+    total = (address.lane << LANE_SHIFT) + address.column + delta
+    return TensorAddress(address.slot, total >> LANE_SHIFT, total & COLUMN_MASK)
+
+
+def _or(a, b, bits: int):
+    """`or` into a TMEM address whose lane offset is 0 sets the lane field (CUTLASS builds
+    addresses as `base | lane << 16`); the base's own column is unknown, so low bits make the
+    column unknown."""
+    if type(a) is TensorAddress or type(b) is TensorAddress:
+        address, other = (a, b) if type(a) is TensorAddress else (b, a)
+        if type(other) is not int:
+            return None
+        lane = address.lane | (other >> LANE_SHIFT)
+        column = address.column if other & COLUMN_MASK == 0 else None
+        return TensorAddress(address.slot, lane, column)
+    if type(a) is int and type(b) is int:
+        return _wrap(a | b, bits)
+    return None
+
+
+def _integers(function: Callable[[int, int], int]):
+    def apply(a, b, bits: int):
+        if type(a) is int and type(b) is int:
+            return _wrap(function(a, b), bits)
+        return None
+
+    return apply
+
+
+def _shift_right(signed: bool):
+    def apply(a, b, bits: int):
+        if type(a) is not int or type(b) is not int:
+            return None
+        return _wrap((_signed(a, bits) if signed else a) >> min(b, bits), bits)
+
+    return apply
+
+
+def _divide(signed: bool):
+    def apply(a, b, bits: int):
+        if type(a) is not int or type(b) is not int or b == 0:
+            return None
+        if signed:
+            x, y = _signed(a, bits), _signed(b, bits)
+            quotient = abs(x) // abs(y)
+            return _wrap(quotient if (x < 0) == (y < 0) else -quotient, bits)
+        return a // b
+
+    return apply
+
+
+def _minimum(signed: bool, larger: bool):
+    def apply(a, b, bits: int):
+        if type(a) is not int or type(b) is not int:
+            return None
+        key = (lambda v: _signed(v, bits)) if signed else (lambda v: v)
+        return max(a, b, key=key) if larger else min(a, b, key=key)
+
+    return apply
+
+
+_COMPARISONS: dict[str, Callable[[int, int], bool]] = {
+    "eq": lambda a, b: a == b, "ne": lambda a, b: a != b,
+    "lt": lambda a, b: a < b, "le": lambda a, b: a <= b,
+    "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
+    "lo": lambda a, b: a < b, "ls": lambda a, b: a <= b,
+    "hi": lambda a, b: a > b, "hs": lambda a, b: a >= b,
+}
+
+
+def _compare(relation: str, signed: bool):
+    test = _COMPARISONS[relation]
+
+    def apply(a, b, bits: int):
+        if type(a) is bool or type(b) is bool or type(a) is not int or type(b) is not int:
+            return None
+        if signed and relation not in ("lo", "ls", "hi", "hs"):
+            return test(_signed(a, bits), _signed(b, bits))
+        return test(a, b)
+
+    return apply
+
+
+def _logical(function: Callable[[bool, bool], bool]):
+    def apply(a, b, bits: int):
+        if type(a) is bool and type(b) is bool:
+            return function(a, b)
+        return None
+
+    return apply
+
+
+# Operations followed on `%tid.x`: (value, constant, bits) → value.
+_THREAD_STEPS: dict[str, Callable[[int, int, int], int | None]] = {
+    "shl": lambda value, amount, bits: _wrap(value << min(amount, 64), bits),
+    "shr": lambda value, amount, bits: _wrap(value, bits) >> min(amount, 64),
+    "and": lambda value, mask, bits: _wrap(value & mask, bits),
+    "or": lambda value, mask, bits: _wrap(value | mask, bits),
+    "add": lambda value, addend, bits: _wrap(value + addend, bits),
+    "sub": lambda value, subtrahend, bits: _wrap(value - subtrahend, bits),
+    "mul": lambda value, factor, bits: _wrap(value * factor, bits),
+    "div": lambda value, divisor, bits: value // divisor if divisor > 0 else None,
+    "rem": lambda value, divisor, bits: value % divisor if divisor > 0 else None,
+}
+
+_BINARY = {
+    "add": _add,
+    "sub": lambda a, b, bits: _add(a, _wrap(-b, bits), bits) if type(b) is int and type(b) is not bool else (
+        TensorAddress(a.slot, a.lane, None) if type(a) is TensorAddress and b is OPAQUE else None),
+    "mul": _integers(lambda a, b: a * b),
+    "shl": _integers(lambda a, b: a << min(b, 64)),
+    "and": _integers(lambda a, b: a & b),
+    "or": _or,
+    "xor": _integers(lambda a, b: a ^ b),
+    "rem": lambda a, b, bits: a % b if type(a) is int and type(b) is int and b > 0 else None,
+    "min": _minimum(False, False),
+    "max": _minimum(False, True),
+}
+_SIGNED_BINARY = {
+    "shr": _shift_right,
+    "div": _divide,
+    "min": lambda signed: _minimum(signed, False),
+    "max": lambda signed: _minimum(signed, True),
+}
+_LOGICAL = {
+    "and": _logical(lambda a, b: a and b),
+    "or": _logical(lambda a, b: a or b),
+    "xor": _logical(lambda a, b: a != b),
+}

@@ -1,0 +1,103 @@
+"""Which instructions the per-warp values analysis must evaluate: backward slices from what the
+tcgen05 rules read (TMEM addresses, MMA descriptors, guard and branch conditions). Everything
+else is skipped by :class:`~ptxlint.analyses.warp_values.WarpValues`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ptxlint.analyses.registers import RegisterIndex
+from ptxlint.ir import Address, Function, Instruction, Register, SpecialRegister, registers_in
+
+
+# Guards whose per-warp truth the tcgen05 rules use: branches and exits (which warps go where),
+# tcgen05 operations, calls and the hand-offs of PTX202.
+_GUARDS_THAT_MATTER = frozenset(
+    {"bra", "brx", "ret", "exit", "tcgen05", "call", "mbarrier", "bar", "barrier", "atom", "red", "st", "cp"}
+)
+
+
+@dataclass(frozen=True)
+class Slices:
+    """Backward slices over register names, flow-insensitive: the instructions whose results
+    can reach a TMEM address or an MMA's descriptor (``addresses``), and those that can reach a
+    guard or branch condition the rules use (``conditions``). Everything else (epilogue
+    arithmetic, stores of results) is skipped by the transfer function; a debug build is mostly
+    that."""
+
+    addresses: frozenset[int]
+    conditions: frozenset[int]
+
+    @property
+    def needed(self) -> frozenset[int]:
+        return self.addresses | self.conditions
+
+
+def slices(function: Function, names: RegisterIndex) -> Slices:
+    instructions = function.instructions
+    writers = names.writers
+    addresses: list[str] = []
+    conditions: list[str] = []
+    tcgen05: set[int] = set()
+    for index, instruction in enumerate(instructions):
+        if instruction.opcode.base == "tcgen05":
+            addresses.extend(_operand_names(instruction))
+            tcgen05.add(index)
+        guard = instruction.guard
+        if guard is not None and type(guard.predicate) is Register and instruction.opcode.base in _GUARDS_THAT_MATTER:
+            conditions.append(guard.predicate.name)
+    return Slices(
+        frozenset(_backward_slice(names, writers, addresses) | tcgen05),
+        frozenset(_depends_on_thread_index(instructions, names, _backward_slice(names, writers, conditions))),
+    )
+
+
+def _depends_on_thread_index(instructions: tuple[Instruction, ...], names: RegisterIndex, within: set[int]) -> set[int]:
+    """The instructions of ``within`` whose operands derive from `%tid` (forward,
+    flow-insensitive), and every other writer of the registers they write. A condition computed
+    from anything else holds alike in every warp, so evaluating it per warp tells nothing about
+    roles. But a skipped instruction leaves its destination's old value in the state, so the
+    other writers of a register that holds a per-warp value must run too: CUTLASS computes a
+    role number from the warp index and rewrites it with a constant on each role's path
+    (`shr.s32 %r9, %r8, 2` then `mov.b32 %r9, 1`), and the constant replaces the per-warp
+    table. ``within`` is a backward slice: it holds every writer of what its instructions read,
+    so the search need not leave it."""
+    readers = names.readers
+    writers = names.writers
+    found: set[int] = set()
+    for index in within:
+        if any(type(operand) is SpecialRegister and operand.name.startswith("%tid") for operand in instructions[index].sources):
+            found.add(index)
+    pending = list(found)
+    while pending:
+        for name in names.writes(pending.pop()):
+            for dependent in (*readers.get(name, ()), *writers[name]):
+                if dependent in within and dependent not in found:
+                    found.add(dependent)
+                    pending.append(dependent)
+    return found
+
+
+def _backward_slice(names: RegisterIndex, writers: dict[str, list[int]], pending: list[str]) -> set[int]:
+    wanted: set[str] = set()
+    found: set[int] = set()
+    while pending:
+        name = pending.pop()
+        if name in wanted:
+            continue
+        wanted.add(name)
+        for index in writers.get(name, ()):
+            if index not in found:
+                found.add(index)
+                pending.extend(names.reads(index))
+    return found
+
+
+def _operand_names(instruction: Instruction) -> list[str]:
+    """The registers of a tcgen05 instruction the rules evaluate: its TMEM and shared-memory
+    addresses and an MMA's instruction descriptor (not data vectors or matrix descriptors)."""
+    operands = [operand for operand in instruction.operands if type(operand) is Address]
+    if instruction.opcode.modifiers[:1] == ("mma",):
+        operands += [operand for operand in instruction.operands[3:] if type(operand) is not Address][:1]
+    return [register.name for operand in operands for register in registers_in(operand)]

@@ -1,0 +1,260 @@
+"""Register values as functions of the warp index, and tensor-memory addresses: the forward
+analysis and its solution for one function.
+
+The tcgen05 checks need to know, for each warp of the CTA, which TMEM address a `tcgen05.ld`
+uses and which warps a branch on the warp index lets through. :class:`WarpValues` computes, before
+each instruction, the abstract value of each register (see
+:mod:`ptxlint.analyses.warp_value_lattice`; what an instruction computes is
+:mod:`ptxlint.analyses.warp_value_evaluation`). It is sparse: it visits only the instructions of
+the backward slices of :mod:`ptxlint.analyses.warp_value_slices`, evaluates once the registers
+whose value does not depend on the path, and drops block-local temporaries after their last use.
+"""
+
+from __future__ import annotations
+
+from typing import Collection, Sequence
+
+from ptxlint.analyses.launch import block_shape
+from ptxlint.analyses.registers import RegisterIndex, register_index
+from ptxlint.analyses.warp_value_evaluation import WarpEvaluator
+from ptxlint.analyses.warp_value_lattice import VARYING, SharedAddress, ValueState, _join_registers, join_values
+from ptxlint.analyses.warp_value_slices import Slices, slices
+from ptxlint.cfg import ControlFlowGraph
+from ptxlint.context import ModuleContext
+from ptxlint.dataflow import Solution, StatesBefore, indices_by_block, solve_forward
+from ptxlint.ir import Address, Function, Instruction
+from ptxlint.isa.tcgen05 import operation
+
+MAX_WARPS = 32  # 1024 threads
+
+
+class WarpValues(WarpEvaluator):
+    """The forward analysis. ``warp_count`` is the number of warps values are tabulated for."""
+
+    def __init__(self, warp_count: int, tid_x_is_linear: bool, sliced: Slices | None = None) -> None:
+        super().__init__(warp_count, tid_x_is_linear)
+        # Indices of the instructions whose results can matter (None: all of them), and of those
+        # that feed addresses. For an instruction that only feeds conditions, VARYING and absent
+        # mean the same (no warp's outcome is known), so it stores nothing: states stay small.
+        self.needed = None if sliced is None else sliced.needed
+        self.feeds_addresses = None if sliced is None else sliced.addresses
+        # Registers whose value does not depend on the path (see :meth:`settle`; their values
+        # are ``self.settled``), and the instructions that define them, which the transfer
+        # function then skips.
+        self.settled_definitions: frozenset[int] = frozenset()
+        # Instruction index → registers whose last use it is (see :meth:`expire_block_locals`).
+        self.expiring: dict[int, tuple[str, ...]] = {}
+        # Per block, the instructions the transfer function does not skip (see :meth:`plan_visits`).
+        self._visited_by_block: list[Sequence[int]] = []
+
+    def settle(self, instructions: tuple[Instruction, ...], names: RegisterIndex) -> None:
+        """Evaluate once the registers with a single unguarded definition whose operands are
+        immediates, special registers, symbols or such registers defined earlier in the text:
+        their value is the same on every path (nvcc's PTX is nearly SSA; constants, the warp
+        index and shared addresses are all of this kind). Keeping them out of the dataflow state
+        makes its joins cheap. Loads stay in the state: what they read depends on the
+        allocations seen.
+
+        Only the registers the needed instructions write are asked about, each once, walking
+        back through the definitions they depend on: most of a function is never looked at. A
+        register whose definition is not needed settles as unknown (None); one the needed
+        instructions only read has no definition among them, which puts no value in the state
+        either, so it reads as unknown whether settled or not (the data a `tcgen05.st` stores
+        would otherwise send the walk through the whole epilogue)."""
+        writers = names.writers
+        reads = names.reads
+        writes = names.writes
+        needed = self.needed
+        settled = self.settled
+        unsettled: set[str] = set()
+        settled_definitions: list[int] = []
+        empty = ValueState({}, frozenset())
+        indices = range(len(instructions)) if needed is None else needed
+        roots = [name for index in indices for name in writes(index)]
+        for root in roots:
+            stack = [root]
+            while stack:
+                name = stack[-1]
+                if name in settled or name in unsettled:
+                    stack.pop()
+                    continue
+                definition = self._single_plain_definition(name, instructions, names)
+                if definition is None:
+                    unsettled.add(name)
+                    stack.pop()
+                    continue
+                # Operands settle first. Each must have its definition earlier in the text, so
+                # the walk ends.
+                operands = reads(definition)
+                if any(operand in unsettled or writers.get(operand, (definition,))[0] >= definition for operand in operands):
+                    unsettled.update(writes(definition))
+                    stack.pop()
+                    continue
+                undecided = [operand for operand in operands if operand not in settled]
+                if undecided:
+                    stack.extend(undecided)
+                    continue
+                stack.pop()
+                if needed is None or definition in needed:
+                    settled.update(self._evaluate(instructions[definition], empty))
+                else:
+                    settled.update((name, None) for name in writes(definition))
+                unsettled.update(name for name in writes(definition) if name not in settled)
+                settled_definitions.append(definition)
+        self.settled_definitions = frozenset(settled_definitions)
+
+    @staticmethod
+    def _single_plain_definition(name: str, instructions: tuple[Instruction, ...], names: RegisterIndex) -> int | None:
+        """The one instruction that writes ``name``, when it is unguarded, not a load, tcgen05
+        operation or call, and the only writer of everything it writes."""
+        writers = names.writers
+        defined = writers.get(name, ())
+        if len(defined) != 1:
+            return None
+        index = defined[0]
+        instruction = instructions[index]
+        if instruction.guard is not None or instruction.opcode.base in ("ld", "tcgen05", "call"):
+            return None
+        if any(len(writers[written]) != 1 for written in names.writes(index)):
+            return None
+        return index
+
+    def bottom(self) -> ValueState:
+        return ValueState({}, frozenset())
+
+    def entry(self) -> ValueState:
+        return ValueState({}, frozenset())
+
+    def join(self, first: ValueState, second: ValueState) -> ValueState:
+        if first.registers is second.registers or first.registers == second.registers:
+            registers = first.registers
+        else:
+            registers = _join_registers(first.registers, second.registers)
+        if registers is first.registers and first.slots >= second.slots:
+            return first
+        return ValueState(registers, first.slots | second.slots)
+
+    def expire_block_locals(self, graph: ControlFlowGraph, names: RegisterIndex) -> None:
+        """Registers defined once and used only later in the same block (most of nvcc's
+        temporaries) are dropped from the state after their last use: no join ever needs them.
+        Only registers the transfer function can put in the state (written by an instruction
+        it does not skip) need it."""
+        uses = names.readers
+        writers = names.writers
+        needed = self.needed
+        expiring: dict[int, list[str]] = {}
+        candidates = writers if needed is None else {name for index in needed for name in names.writes(index)}
+        for name in candidates:
+            defined = writers[name]
+            if len(defined) != 1 or name in self.settled:
+                continue
+            used = uses.get(name, [])
+            block = graph.block_of(defined[0])
+            if all(position > defined[0] and graph.block_of(position) == block for position in used):
+                expiring.setdefault(max(used, default=defined[0]), []).append(name)
+        self.expiring = {index: tuple(names) for index, names in expiring.items()}
+
+    def plan_visits(self, graph: ControlFlowGraph) -> None:
+        """Decide which instructions the solver visits: the needed ones that are not settled,
+        and those where registers expire. Call after :meth:`settle` and
+        :meth:`expire_block_locals`."""
+        if self.needed is None:
+            visited: Collection[int] = range(len(graph.function.instructions))
+        else:
+            visited = (self.needed - self.settled_definitions).union(self.expiring)
+        self._visited_by_block = indices_by_block(graph, visited)
+
+    def instructions_of(self, block: int) -> Sequence[int]:
+        """The instructions of ``block`` whose transfer can change the state (see
+        :func:`ptxlint.dataflow.solve_forward`)."""
+        return self._visited_by_block[block]
+
+    def transfer(self, index: int, instruction: Instruction, state: ValueState) -> ValueState:
+        state = self._transfer(index, instruction, state)
+        expiring = self.expiring.get(index)
+        if expiring is None or not any(name in state.registers for name in expiring):
+            return state
+        registers = dict(state.registers)  # a copy in C, then a few deletions: states are large
+        for name in expiring:
+            registers.pop(name, None)
+        return ValueState(registers, state.slots)
+
+    def _transfer(self, index: int, instruction: Instruction, state: ValueState) -> ValueState:
+        if self.needed is not None and index not in self.needed or index in self.settled_definitions:
+            return state
+        opcode = instruction.opcode
+        if operation(opcode.base, opcode.modifiers) == "alloc":
+            return self._allocate(instruction, state)
+        if not instruction.destination_count:
+            return state
+        results = self._evaluate(instruction, state)
+        registers = state.registers
+        changed = False
+        condition_only = self.feeds_addresses is not None and index not in self.feeds_addresses
+        for destination, value in results:
+            if condition_only and value is VARYING:
+                value = None
+            if instruction.guard is not None:  # it may not execute: the old value may survive
+                value = join_values(registers.get(destination), value)
+            if registers.get(destination) is value or registers.get(destination) == value:
+                continue
+            if not changed:
+                registers = dict(registers)
+                changed = True
+            if value is None:
+                registers.pop(destination, None)
+            else:
+                registers[destination] = value
+        return ValueState(registers, state.slots) if changed else state
+
+    # -- internals
+
+    def _allocate(self, instruction: Instruction, state: ValueState) -> ValueState:
+        target = instruction.operands[0] if instruction.operands else None
+        slot = self._address(target, state) if isinstance(target, Address) else None
+        if type(slot) is not SharedAddress or slot.key in state.slots:
+            return state
+        return ValueState(state.registers, state.slots | {slot.key})
+
+
+# ----------------------------------------------------------------------------- per-function facts
+
+
+class FunctionValues:
+    """The solved analysis of one function."""
+
+    def __init__(self, analysis: WarpValues, solution: Solution[ValueState], names: RegisterIndex) -> None:
+        self.analysis = analysis
+        self.solution = solution
+        self.names = names  # shared with the analyses built on this one
+        self.state_before = StatesBefore(solution, analysis)
+
+    @property
+    def cfg(self) -> ControlFlowGraph:
+        return self.solution.cfg
+
+    @property
+    def warp_count(self) -> int:
+        return self.analysis.warp_count
+
+
+def warp_count_of(context: ModuleContext, function: Function) -> tuple[int, bool]:
+    """How many warps to tabulate, and whether the count is known from a launch directive."""
+    shape = block_shape(function, context.options)
+    # `.reqntid 0` (rejected by ptxas, but fed to us anyway) names no warp: tabulate as unknown.
+    if function.is_kernel and shape.warp_count:
+        return min(shape.warp_count, MAX_WARPS), True
+    return MAX_WARPS, False
+
+
+def function_values(context: ModuleContext, function: Function) -> FunctionValues:
+    """Solve the analysis for ``function``."""
+    graph = context.control_flow_graph(function)
+    warp_count, _ = warp_count_of(context, function)
+    shape = block_shape(function, context.options)
+    names = register_index(context, function)
+    analysis = WarpValues(warp_count, shape.linear_tid_is_tid_x, slices(function, names))
+    analysis.settle(function.instructions, names)
+    analysis.expire_block_locals(graph, names)
+    analysis.plan_visits(graph)
+    return FunctionValues(analysis, solve_forward(graph, analysis), names)
