@@ -6,7 +6,7 @@ from __future__ import annotations
 from ptxlint.analyses.roles import warps_where
 from ptxlint.analyses.path_conditions import PathContext
 from ptxlint.analyses.warp_value_lattice import THREAD_INDEX, VARYING, TensorAddress, join_values
-from ptxlint.analyses.warp_value_lattice import _add as add  # the arithmetic under test
+from ptxlint.analyses.warp_value_lattice import add_values as add  # the arithmetic under test
 from ptxlint.analyses.warp_values import WarpValues
 
 

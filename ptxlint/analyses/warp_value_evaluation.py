@@ -13,11 +13,11 @@ from typing import Callable
 
 from ptxlint.analyses.launch import WARP_SIZE
 from ptxlint.analyses.warp_value_lattice import (
-    _BINARY,
-    _COMPARISONS,
-    _LOGICAL,
-    _SIGNED_BINARY,
-    _THREAD_STEPS,
+    BINARY_OPERATIONS,
+    INTEGER_COMPARISONS,
+    LOGICAL_OPERATIONS,
+    SIGNED_OPERATIONS,
+    THREAD_STEPS,
     OPAQUE,
     THREAD_INDEX,
     VARYING,
@@ -26,15 +26,15 @@ from ptxlint.analyses.warp_value_lattice import (
     ThreadFunction,
     Value,
     ValueState,
-    _add,
-    _compare,
-    _integers,
-    _Marker,
-    _minimum,
-    _normalise,
-    _per_warp,
-    _width,
-    _wrap,
+    add_values,
+    comparison,
+    on_integers,
+    Marker,
+    minimum,
+    normalise,
+    per_warp,
+    integer_width,
+    wrap,
 )
 from ptxlint.ir import Address, Immediate, Instruction, Negated, Pair, Register, SpecialRegister, Symbol
 
@@ -69,7 +69,7 @@ class WarpEvaluator:
             return self.settled[name] if name in self.settled else state.registers.get(name)
         if kind is Immediate:
             value = operand.value
-            return _wrap(value, 64) if type(value) is int else None
+            return wrap(value, 64) if type(value) is int else None
         if kind is Symbol:
             return SharedAddress(operand.name, 0)
         if kind is SpecialRegister:
@@ -87,7 +87,7 @@ class WarpEvaluator:
         value = self.value_of(predicate, state)
         if value is None or value is VARYING or type(value) is ThreadFunction:
             return None
-        entries = _per_warp(value, self.warp_index)
+        entries = per_warp(value, self.warp_index)
         return tuple(entry if type(entry) is bool else None for entry in entries)
 
     # -- internals
@@ -98,7 +98,7 @@ class WarpEvaluator:
         base = self.value_of(address.base, state)
         if address.offset == 0:
             return base
-        return self._map(lambda a: _add(a, address.offset, 64), (base,))
+        return self._map(lambda a: add_values(a, address.offset, 64), (base,))
 
     def _special(self, name: str) -> Value:
         if name == "%tid.x" and self.tid_x_is_linear:
@@ -151,14 +151,14 @@ class WarpEvaluator:
 
     def _set_predicate(self, instruction: Instruction, sources: list, destinations: list[str]) -> list:
         modifiers = instruction.opcode.modifiers
-        bits, signed = _width(instruction)
+        bits, signed = integer_width(instruction)
         relation = modifiers[0] if modifiers else ""
-        if relation not in _COMPARISONS or len(sources) != 2 or any(m.startswith("f") for m in modifiers[1:]):
+        if relation not in INTEGER_COMPARISONS or len(sources) != 2 or any(m.startswith("f") for m in modifiers[1:]):
             value = VARYING if any(_tracked(source) for source in sources) else None
         elif any(type(source) is ThreadFunction for source in sources):
             value = self._compare_thread_function(relation, signed, bits, sources)
         else:
-            value = self._map(lambda a, b: _compare(relation, signed)(a, b, bits), sources)
+            value = self._map(lambda a, b: comparison(relation, signed)(a, b, bits), sources)
         results = [(destinations[0], value)]
         if len(destinations) > 1:
             negation = self._map(lambda a: (not a) if type(a) is bool else None, (value,))
@@ -172,7 +172,7 @@ class WarpEvaluator:
         function, constant = (sources[0], sources[1]) if thread_first else (sources[1], sources[0])
         if type(constant) is not int or type(constant) is bool:
             return VARYING
-        test = _compare(relation, signed)
+        test = comparison(relation, signed)
         step = (lambda value: test(value, constant, bits)) if thread_first else (lambda value: test(constant, value, bits))
         return self._per_warp_of_threads(lambda thread: _apply_or_none(step, function.evaluate(thread)))
 
@@ -187,45 +187,45 @@ class WarpEvaluator:
                 if function(thread) != first:
                     return VARYING
             entries.append(first)
-        return _normalise(tuple(entries))
+        return normalise(tuple(entries))
 
     def _operate(self, instruction: Instruction, sources: list) -> Value:
         opcode = instruction.opcode
         base = opcode.base
-        bits, signed = _width(instruction)
+        bits, signed = integer_width(instruction)
         if base in ("mov", "cvt", "cvta") and sources:
             if type(sources[0]) is ThreadFunction:
                 return sources[0]
-            return self._map(lambda a: _wrap(a, bits) if type(a) is int and type(a) is not bool else a, sources[:1])
+            return self._map(lambda a: wrap(a, bits) if type(a) is int and type(a) is not bool else a, sources[:1])
         if any(type(source) is ThreadFunction for source in sources):
             if base == "mul" and not (opcode.has("lo") or opcode.has("wide")):
                 return VARYING
             return self._thread_arithmetic(base, sources, bits)
         if base == "selp" and len(sources) == 3:
             return self._map(lambda a, b, p: (a if p else b) if type(p) is bool else (a if a == b else None), sources)
-        binary = _BINARY.get(base)
+        binary = BINARY_OPERATIONS.get(base)
         if base == "mul" and not opcode.has("lo") and not opcode.has("wide"):
             binary = None
         if base == "mad" and len(sources) == 3 and (opcode.has("lo") or opcode.has("wide")):
-            product = self._map(lambda a, b: _integers(lambda x, y: x * y)(a, b, 64), sources[:2])
-            return self._map(lambda a, b: _add(a, b, bits), (product, sources[2]))
+            product = self._map(lambda a, b: on_integers(lambda x, y: x * y)(a, b, 64), sources[:2])
+            return self._map(lambda a, b: add_values(a, b, bits), (product, sources[2]))
         if base in ("shr", "div") or (base in ("min", "max") and signed):
-            binary = _SIGNED_BINARY[base](signed)
+            binary = SIGNED_OPERATIONS[base](signed)
         if base in ("min", "max") and not signed:
-            binary = _minimum(False, base == "max")
+            binary = minimum(False, base == "max")
         if binary is not None and len(sources) == 2:
             if base in ("and", "or", "xor") and any(m == "pred" for m in opcode.modifiers):
-                binary = _LOGICAL[base]
+                binary = LOGICAL_OPERATIONS[base]
             return self._map(lambda a, b: binary(a, b, bits), sources)
         if base == "not" and len(sources) == 1:
-            return self._map(lambda a: (not a) if type(a) is bool else (_wrap(~a, bits) if type(a) is int else None), sources)
+            return self._map(lambda a: (not a) if type(a) is bool else (wrap(~a, bits) if type(a) is int else None), sources)
         if base == "neg" and len(sources) == 1:
-            return self._map(lambda a: _wrap(-a, bits) if type(a) is int and type(a) is not bool else None, sources)
+            return self._map(lambda a: wrap(-a, bits) if type(a) is int and type(a) is not bool else None, sources)
         return _UNMODELLED
 
     def _thread_arithmetic(self, base: str, sources: list, bits: int) -> Value:
         """One more step on `%tid.x`; a per-warp value once each warp's lanes agree."""
-        if len(sources) != 2 or type(sources[0]) is not ThreadFunction or base not in _THREAD_STEPS:
+        if len(sources) != 2 or type(sources[0]) is not ThreadFunction or base not in THREAD_STEPS:
             return VARYING
         constant = sources[1]
         if type(constant) is not int or type(constant) is bool:
@@ -252,10 +252,10 @@ class WarpEvaluator:
                 continue
             result = function(*arguments)
             results.append(None if result is OPAQUE else result)
-        return _normalise(tuple(results))
+        return normalise(tuple(results))
 
 
-_UNMODELLED = _Marker("UNMODELLED")
+_UNMODELLED = Marker("UNMODELLED")
 
 
 def _apply_or_none(function: Callable, value):

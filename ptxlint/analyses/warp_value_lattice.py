@@ -54,7 +54,7 @@ class TensorAddress:
     column: int | None
 
 
-class _Marker:
+class Marker:
     def __init__(self, name: str) -> None:
         self.name = name
 
@@ -62,7 +62,7 @@ class _Marker:
         return self.name
 
 
-VARYING = _Marker("VARYING")
+VARYING = Marker("VARYING")
 
 # Longest chain of operations followed on `%tid.x` before giving up (nvcc needs two or three).
 MAX_THREAD_STEPS = 6
@@ -82,7 +82,7 @@ class ThreadFunction:
     def evaluate(self, thread: int):
         value = thread
         for operation_name, constant, bits in self.steps:
-            value = _THREAD_STEPS[operation_name](value, constant, bits)
+            value = THREAD_STEPS[operation_name](value, constant, bits)
             if value is None:
                 return None
         return value
@@ -91,7 +91,7 @@ class ThreadFunction:
 THREAD_INDEX = ThreadFunction()
 
 Entry = Union[int, bool, SharedAddress, TensorAddress, None]
-Value = Union[Entry, tuple, _Marker, ThreadFunction]
+Value = Union[Entry, tuple, Marker, ThreadFunction]
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ def join_values(first: Value, second: Value) -> Value:
         other = second if first is None else first
         return None if _column_like(other) else VARYING
     if type(first) is tuple or type(second) is tuple:
-        return _normalise(tuple(_join_entries(a, b) for a, b in zip(_per_warp(first, second), _per_warp(second, first))))
+        return normalise(tuple(_join_entries(a, b) for a, b in zip(per_warp(first, second), per_warp(second, first))))
     joined = _join_entries(first, second)
     if joined is None:
         # Two different warp-independent values: which one a warp holds depends on the path it
@@ -126,7 +126,7 @@ def join_values(first: Value, second: Value) -> Value:
     return joined
 
 
-def _join_registers(first: dict, second: dict) -> dict:
+def join_registers(first: dict, second: dict) -> dict:
     """Join two register maps. States share value objects (they are copied on write), so an
     identity test settles most registers without comparing or hashing per-warp tables."""
     registers = {}
@@ -160,14 +160,14 @@ def _join_entries(first: Entry, second: Entry) -> Entry:
     return None
 
 
-def _per_warp(value: Value, shaped_like: Value) -> tuple:
+def per_warp(value: Value, shaped_like: Value) -> tuple:
     if type(value) is tuple:
         return value
     width = len(shaped_like)  # type: ignore[arg-type]
     return (value,) * width
 
 
-def _normalise(entries: tuple) -> Value:
+def normalise(entries: tuple) -> Value:
     """A per-warp tuple whose entries are all equal and known is a warp-independent entry; one
     whose entries are all unknown is VARYING."""
     first = entries[0]
@@ -188,16 +188,16 @@ def entry_for_warp(value: Value, warp: int) -> Entry:
 # ----------------------------------------------------------------------------- arithmetic
 
 
-def _wrap(value: int, bits: int) -> int:
+def wrap(value: int, bits: int) -> int:
     return value & ((1 << bits) - 1)
 
 
 def _signed(value: int, bits: int) -> int:
-    value = _wrap(value, bits)
+    value = wrap(value, bits)
     return value - (1 << bits) if value >> (bits - 1) else value
 
 
-def _width(instruction: Instruction) -> tuple[int, bool]:
+def integer_width(instruction: Instruction) -> tuple[int, bool]:
     """Bits and signedness of the instruction's (last) integer type (`.s32` → 32, True)."""
     types = integer_types(instruction.opcode.modifiers)
     return types[-1] if types else (32, False)
@@ -213,7 +213,7 @@ class _Opaque:
 OPAQUE = _Opaque()
 
 
-def _add(a, b, bits: int):
+def add_values(a, b, bits: int):
     if type(a) is TensorAddress or type(b) is TensorAddress:
         address, other = (a, b) if type(a) is TensorAddress else (b, a)
         return _offset_tensor_address(address, other)
@@ -222,7 +222,7 @@ def _add(a, b, bits: int):
     if type(b) is SharedAddress and type(a) is int:
         return SharedAddress(b.symbol, b.offset + a)
     if type(a) is int and type(b) is int:
-        return _wrap(a + b, bits)
+        return wrap(a + b, bits)
     return None
 
 
@@ -250,14 +250,14 @@ def _or(a, b, bits: int):
         column = address.column if other & COLUMN_MASK == 0 else None
         return TensorAddress(address.slot, lane, column)
     if type(a) is int and type(b) is int:
-        return _wrap(a | b, bits)
+        return wrap(a | b, bits)
     return None
 
 
-def _integers(function: Callable[[int, int], int]):
+def on_integers(function: Callable[[int, int], int]):
     def apply(a, b, bits: int):
         if type(a) is int and type(b) is int:
-            return _wrap(function(a, b), bits)
+            return wrap(function(a, b), bits)
         return None
 
     return apply
@@ -267,7 +267,7 @@ def _shift_right(signed: bool):
     def apply(a, b, bits: int):
         if type(a) is not int or type(b) is not int:
             return None
-        return _wrap((_signed(a, bits) if signed else a) >> min(b, bits), bits)
+        return wrap((_signed(a, bits) if signed else a) >> min(b, bits), bits)
 
     return apply
 
@@ -279,13 +279,13 @@ def _divide(signed: bool):
         if signed:
             x, y = _signed(a, bits), _signed(b, bits)
             quotient = abs(x) // abs(y)
-            return _wrap(quotient if (x < 0) == (y < 0) else -quotient, bits)
+            return wrap(quotient if (x < 0) == (y < 0) else -quotient, bits)
         return a // b
 
     return apply
 
 
-def _minimum(signed: bool, larger: bool):
+def minimum(signed: bool, larger: bool):
     def apply(a, b, bits: int):
         if type(a) is not int or type(b) is not int:
             return None
@@ -295,7 +295,7 @@ def _minimum(signed: bool, larger: bool):
     return apply
 
 
-_COMPARISONS: dict[str, Callable[[int, int], bool]] = {
+INTEGER_COMPARISONS: dict[str, Callable[[int, int], bool]] = {
     "eq": lambda a, b: a == b, "ne": lambda a, b: a != b,
     "lt": lambda a, b: a < b, "le": lambda a, b: a <= b,
     "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
@@ -304,8 +304,8 @@ _COMPARISONS: dict[str, Callable[[int, int], bool]] = {
 }
 
 
-def _compare(relation: str, signed: bool):
-    test = _COMPARISONS[relation]
+def comparison(relation: str, signed: bool):
+    test = INTEGER_COMPARISONS[relation]
 
     def apply(a, b, bits: int):
         if type(a) is bool or type(b) is bool or type(a) is not int or type(b) is not int:
@@ -327,38 +327,38 @@ def _logical(function: Callable[[bool, bool], bool]):
 
 
 # Operations followed on `%tid.x`: (value, constant, bits) → value.
-_THREAD_STEPS: dict[str, Callable[[int, int, int], int | None]] = {
-    "shl": lambda value, amount, bits: _wrap(value << min(amount, 64), bits),
-    "shr": lambda value, amount, bits: _wrap(value, bits) >> min(amount, 64),
-    "and": lambda value, mask, bits: _wrap(value & mask, bits),
-    "or": lambda value, mask, bits: _wrap(value | mask, bits),
-    "add": lambda value, addend, bits: _wrap(value + addend, bits),
-    "sub": lambda value, subtrahend, bits: _wrap(value - subtrahend, bits),
-    "mul": lambda value, factor, bits: _wrap(value * factor, bits),
+THREAD_STEPS: dict[str, Callable[[int, int, int], int | None]] = {
+    "shl": lambda value, amount, bits: wrap(value << min(amount, 64), bits),
+    "shr": lambda value, amount, bits: wrap(value, bits) >> min(amount, 64),
+    "and": lambda value, mask, bits: wrap(value & mask, bits),
+    "or": lambda value, mask, bits: wrap(value | mask, bits),
+    "add": lambda value, addend, bits: wrap(value + addend, bits),
+    "sub": lambda value, subtrahend, bits: wrap(value - subtrahend, bits),
+    "mul": lambda value, factor, bits: wrap(value * factor, bits),
     "div": lambda value, divisor, bits: value // divisor if divisor > 0 else None,
     "rem": lambda value, divisor, bits: value % divisor if divisor > 0 else None,
 }
 
-_BINARY = {
-    "add": _add,
-    "sub": lambda a, b, bits: _add(a, _wrap(-b, bits), bits) if type(b) is int and type(b) is not bool else (
+BINARY_OPERATIONS = {
+    "add": add_values,
+    "sub": lambda a, b, bits: add_values(a, wrap(-b, bits), bits) if type(b) is int and type(b) is not bool else (
         TensorAddress(a.slot, a.lane, None) if type(a) is TensorAddress and b is OPAQUE else None),
-    "mul": _integers(lambda a, b: a * b),
-    "shl": _integers(lambda a, b: a << min(b, 64)),
-    "and": _integers(lambda a, b: a & b),
+    "mul": on_integers(lambda a, b: a * b),
+    "shl": on_integers(lambda a, b: a << min(b, 64)),
+    "and": on_integers(lambda a, b: a & b),
     "or": _or,
-    "xor": _integers(lambda a, b: a ^ b),
+    "xor": on_integers(lambda a, b: a ^ b),
     "rem": lambda a, b, bits: a % b if type(a) is int and type(b) is int and b > 0 else None,
-    "min": _minimum(False, False),
-    "max": _minimum(False, True),
+    "min": minimum(False, False),
+    "max": minimum(False, True),
 }
-_SIGNED_BINARY = {
+SIGNED_OPERATIONS = {
     "shr": _shift_right,
     "div": _divide,
-    "min": lambda signed: _minimum(signed, False),
-    "max": lambda signed: _minimum(signed, True),
+    "min": lambda signed: minimum(signed, False),
+    "max": lambda signed: minimum(signed, True),
 }
-_LOGICAL = {
+LOGICAL_OPERATIONS = {
     "and": _logical(lambda a, b: a and b),
     "or": _logical(lambda a, b: a or b),
     "xor": _logical(lambda a, b: a != b),

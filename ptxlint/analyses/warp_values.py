@@ -17,7 +17,7 @@ from typing import Collection, Sequence
 from ptxlint.analyses.launch import block_shape
 from ptxlint.analyses.registers import RegisterIndex, register_index
 from ptxlint.analyses.warp_value_evaluation import WarpEvaluator
-from ptxlint.analyses.warp_value_lattice import VARYING, SharedAddress, ValueState, _join_registers, join_values
+from ptxlint.analyses.warp_value_lattice import VARYING, SharedAddress, ValueState, join_registers, join_values
 from ptxlint.analyses.warp_value_slices import Slices, slices
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import ModuleContext
@@ -129,7 +129,7 @@ class WarpValues(WarpEvaluator):
         if first.registers is second.registers or first.registers == second.registers:
             registers = first.registers
         else:
-            registers = _join_registers(first.registers, second.registers)
+            registers = join_registers(first.registers, second.registers)
         if registers is first.registers and first.slots >= second.slots:
             return first
         return ValueState(registers, first.slots | second.slots)
