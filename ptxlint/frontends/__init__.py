@@ -46,30 +46,43 @@ class CompileOptions:
     compile_commands: str | None = None  # a compile_commands.json, or the folder holding it
 
 
+# What each front end takes. Recognising an input must not import the front ends themselves
+# (subprocess, tempfile, json, hashlib): linting plain PTX would pay for them on every run.
+CUDA_SUFFIXES = (".cu",)
+CUDA_HEADER_SUFFIXES = (".cuh",)
+_BINARY_MAGICS = (
+    b"\x7fELF",  # cubin, object file, shared library, executable
+    b"\x50\xed\x55\xba",  # fatbin (0xBA55ED50, little-endian)
+    b"!<arch>\n",  # static library
+)
+_BINARY_SUFFIXES = (".cubin", ".fatbin", ".o", ".a", ".so")
 _HEAD = 8  # bytes read to recognise a binary by its magic number
+
+
+def is_binary(path: str, head: bytes) -> bool:
+    """Whether ``path`` (whose first bytes are ``head``) is a binary cuobjdump can read."""
+    return head.startswith(_BINARY_MAGICS) or (path.endswith(_BINARY_SUFFIXES) and b"\0" in head)
 
 
 def needs_front_end(path: str) -> bool:
     """Whether ``path`` is CUDA C++ or a binary rather than PTX text (standard input is PTX)."""
-    from ptxlint.frontends import binaries, cuda
-
     if path == "-":
         return False
-    if path.endswith(cuda.SUFFIXES + cuda.HEADER_SUFFIXES):
+    if path.endswith(CUDA_SUFFIXES + CUDA_HEADER_SUFFIXES):
         return True
     try:
         with open(path, "rb") as handle:
             head = handle.read(_HEAD)
     except OSError:
         return False  # the reader reports it
-    return binaries.is_binary(path, head)
+    return is_binary(path, head)
 
 
 def modules_of(path: str, options: CompileOptions) -> list[Module]:
     """The PTX modules of a CUDA C++ file or a binary. Raises :class:`FrontEndError`."""
     from ptxlint.frontends import binaries, cuda
 
-    if not path.endswith(cuda.SUFFIXES + cuda.HEADER_SUFFIXES):
+    if not path.endswith(CUDA_SUFFIXES + CUDA_HEADER_SUFFIXES):
         return binaries.extract_ptx(path)
     flags, directory = options.flags, None
     if options.compile_commands is not None:

@@ -14,19 +14,8 @@ from ptxlint.frontends import FrontEndError, Module
 from ptxlint.frontends.toolkit import require_tool
 from ptxlint.source import SourceFile
 
-_MAGICS = (
-    b"\x7fELF",  # cubin, object file, shared library, executable
-    b"\x50\xed\x55\xba",  # fatbin (0xBA55ED50, little-endian)
-    b"!<arch>\n",  # static library
-)
-_SUFFIXES = (".cubin", ".fatbin", ".o", ".a", ".so")
 _EXTRACTED = re.compile(r"\.(\d+)\.(sm_\w+|compute_\w+)\.ptx$")
 _TIMEOUT = 300  # seconds
-
-
-def is_binary(path: str, head: bytes) -> bool:
-    """Whether ``path`` (whose first bytes are ``head``) is a binary cuobjdump can read."""
-    return head.startswith(_MAGICS) or (path.endswith(_SUFFIXES) and b"\0" in head)
 
 
 def extract_ptx(path: str) -> list[Module]:

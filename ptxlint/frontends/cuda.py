@@ -17,12 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from ptxlint.frontends import FrontEndError, Module
+from ptxlint.frontends import CUDA_HEADER_SUFFIXES, FrontEndError, Module
 from ptxlint.frontends.toolkit import require_tool
 from ptxlint.source import SourceFile
 
-SUFFIXES = (".cu",)
-HEADER_SUFFIXES = (".cuh",)
 DEFAULT_ARCHITECTURES = ("sm_100a",)
 _COMPILE_TIMEOUT = 600  # seconds; a heavily templated translation unit can take minutes
 
@@ -44,7 +42,7 @@ class CompileCommand:
 def compile_to_ptx(path: str, architectures: Sequence[str], flags: Sequence[str] = (), directory: str | None = None) -> list[Module]:
     """One PTX module per architecture, named `path[sm_XX]`. Raises :class:`FrontEndError` with
     nvcc's output when it fails."""
-    if path.endswith(HEADER_SUFFIXES):
+    if path.endswith(CUDA_HEADER_SUFFIXES):
         raise FrontEndError("a header is not compiled on its own; lint a `.cu` file that includes it")
     nvcc = require_tool("nvcc", "linting CUDA C++")
     source = os.path.abspath(path)
