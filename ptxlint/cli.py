@@ -57,6 +57,7 @@ def main() -> None:
     ptxlint rule PTX101                explain one rule
     ptxlint dump ir kernel.ptx         show the intermediate representation
     ptxlint dump uniformity kernel.ptx show which values are warp-uniform
+    ptxlint dump roles kernel.ptx      show which warps may run each instruction
     """
 
 
@@ -408,21 +409,32 @@ def dump_ir(path: str) -> None:
     click.echo(format_module(lower(_read_or_fail(path))), nl=False)
 
 
-@dump.command("uniformity")
-@click.argument("path")
-@_config_options
-def dump_uniformity(
-    path: str, isolated: bool, config_file: str | None, select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...]
-) -> None:
-    """Which registers hold warp-uniform values at each instruction of PATH."""
-    try:
-        from ptxlint.analyses.uniformity import format_uniformity
-    except ImportError as error:
-        _fail(f"the uniformity analysis is not available in this version of ptxlint ({error})")
-    from ptxlint.lower import lower
+# The analyses whose facts `ptxlint dump` prints: name → (module, printer, what it shows).
+_DUMPS = {
+    "uniformity": ("ptxlint.analyses.uniformity", "format_uniformity", "which values are uniform, and at which level each instruction runs"),
+    "roles": ("ptxlint.analyses.roles", "format_roles", "which warps may execute each instruction"),
+}
 
-    options = _resolver(config_file, isolated, select, extend_select, ignore).for_path(path).options
-    click.echo(format_uniformity(lower(_read_or_fail(path)), options), nl=False)
+
+def _dump_command(name: str, module_name: str, printer_name: str, summary: str) -> None:
+    @dump.command(name, help=f"Per instruction of PATH: {summary}.")
+    @click.argument("path")
+    @_config_options
+    def command(
+        path: str, isolated: bool, config_file: str | None, select: tuple[str, ...], extend_select: tuple[str, ...],
+        ignore: tuple[str, ...],
+    ) -> None:
+        import importlib
+
+        from ptxlint.lower import lower
+
+        printer = getattr(importlib.import_module(module_name), printer_name)
+        options = _resolver(config_file, isolated, select, extend_select, ignore).for_path(path).options
+        click.echo(printer(lower(_read_or_fail(path)), options), nl=False)
+
+
+for _name, (_module, _printer, _summary) in _DUMPS.items():
+    _dump_command(_name, _module, _printer, _summary)
 
 
 def _read_or_fail(path: str) -> SourceFile:

@@ -1,7 +1,9 @@
 """`ptxlint dump ir`: a readable listing of the IR, one line per instruction, for debugging the
-parser and for bug reports."""
+parser and for bug reports; and the annotated listing the dumps of the analyses share."""
 
 from __future__ import annotations
+
+from typing import Callable
 
 from ptxlint import ir
 
@@ -86,3 +88,24 @@ def format_module(module: ir.Module) -> str:
         for label in labels_at.get(len(function.instructions), ()):
             out.append(f"  {label.name}:  (scope {label.scope})")
     return "\n".join(out) + "\n"
+
+
+def format_annotated(
+    module: ir.Module, describer_of: Callable[[ir.Function], Callable[[int, ir.Instruction], str] | None]
+) -> str:
+    """The listing every `ptxlint dump <analysis>` prints: each instruction of each function the
+    analysis covers, as written, followed by what the analysis says of it (``describer_of``
+    returns None for a function it does not cover)."""
+    lines = [f"module {module.path}"]
+    for function in module.functions:
+        describe = describer_of(function)
+        if describe is None:
+            continue
+        kind = "entry" if function.is_kernel else "func"
+        lines.append("")
+        lines.append(f"{function.span.line}: {kind} {function.name}")
+        for index, instruction in enumerate(function.instructions):
+            text = module.source.data[instruction.span.start : instruction.span.end].decode("utf-8", "replace")
+            text = " ".join(text.split())
+            lines.append(f"{instruction.span.line:>7}  {text:<60}  {describe(index, instruction)}")
+    return "\n".join(lines) + "\n"

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Callable
 
+from ptxlint.analyses.reaching_threads import ranges
 from ptxlint.analyses.registers import RegisterIndex
 from ptxlint.analyses.warp_values import FunctionValues, function_values, warp_count_of
 from ptxlint.cfg import ControlFlowGraph
-from ptxlint.context import ModuleContext
+from ptxlint.context import ModuleContext, Options
 from ptxlint.dataflow import Solution, solve_forward
-from ptxlint.ir import Function, Instruction, Register
+from ptxlint.ir import Function, Instruction, Module, Register
+from ptxlint.printer import format_annotated
 
 _CONDITIONAL = frozenset({"bra", "ret", "exit"})
 
@@ -217,3 +220,25 @@ def function_roles(context: ModuleContext, function: Function) -> FunctionRoles:
     solution = solve_forward(branches.values.cfg, Roles(branches))
     _, known = warp_count_of(context, function)
     return FunctionRoles(branches, solution, branches.warp_count, known)
+
+
+def format_roles(module: Module, options: Options) -> str:
+    """`ptxlint dump roles`: per instruction, the warps that may execute it (its guard
+    included), as the tensor-memory rules see them."""
+    context = ModuleContext(module, options)
+
+    def describer_of(function: Function) -> Callable[[int, Instruction], str] | None:
+        if not function.has_body:
+            return None
+        roles = context.function_analysis(function, function_roles)
+        count = f"of {roles.warp_count}" if roles.warp_count_known else f"of up to {roles.warp_count}"
+
+        def describe(index: int, instruction: Instruction) -> str:
+            if roles.cfg.block_of(index) not in roles.solution.block_entry:
+                return "unreachable"
+            mask = roles.warps_at(index, instruction)
+            return f"warps: {ranges(mask) or 'none'} {count}"
+
+        return describe
+
+    return format_annotated(module, describer_of)

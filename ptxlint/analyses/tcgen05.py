@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import Iterable, NamedTuple
 
-from ptxlint.analyses.roles import BranchTable, branch_table
 from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState
+from ptxlint.analyses.roles import BranchTable, branch_table
 from ptxlint.callgraph import CallGraph, callee_name
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, StatesBefore, solve_forward

@@ -16,11 +16,12 @@ from ptxlint.analyses.warp_value_lattice import (
     BINARY_OPERATIONS,
     INTEGER_COMPARISONS,
     LOGICAL_OPERATIONS,
-    SIGNED_OPERATIONS,
-    THREAD_STEPS,
     OPAQUE,
+    SIGNED_OPERATIONS,
     THREAD_INDEX,
+    THREAD_STEPS,
     VARYING,
+    Marker,
     SharedAddress,
     TensorAddress,
     ThreadFunction,
@@ -28,16 +29,14 @@ from ptxlint.analyses.warp_value_lattice import (
     ValueState,
     add_values,
     comparison,
-    on_integers,
-    Marker,
+    integer_width,
     minimum,
     normalise,
+    on_integers,
     per_warp,
-    integer_width,
     wrap,
 )
 from ptxlint.ir import Address, Immediate, Instruction, Negated, Pair, Register, SpecialRegister, Symbol
-
 
 # Special registers whose value is the same in every thread of the CTA stay absent (unknown but
 # warp-independent); these differ between threads or change between reads.

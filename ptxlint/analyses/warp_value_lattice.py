@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Callable, Union
 
 from ptxlint.ir import Instruction
-from ptxlint.isa.tcgen05 import LANE_SHIFT, COLUMN_MASK
+from ptxlint.isa.tcgen05 import COLUMN_MASK, LANE_SHIFT
 from ptxlint.isa.types import integer_types
 
 

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from ptxlint.analyses.registers import RegisterIndex
 from ptxlint.ir import Address, Function, Instruction, Register, SpecialRegister, registers_in
 
-
 # Guards whose per-warp truth the tcgen05 rules use: branches and exits (which warps go where),
 # tcgen05 operations, calls and the hand-offs of PTX202.
 _GUARDS_THAT_MATTER = frozenset(

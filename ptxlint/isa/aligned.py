@@ -61,12 +61,19 @@ class Collective:
 _TCGEN05_WARP_OPERATIONS = frozenset({"ld", "st", "wait::ld", "wait::st", "alloc", "dealloc", "relinquish_alloc_permit"})
 _MATRIX_BASES = frozenset({"ldmatrix", "stmatrix", "movmatrix"})
 _BARRIER_OPERATIONS = frozenset({"sync", "arrive", "red"})
+# Every opcode base that some collective has: the rest of an instruction stream (nine in ten
+# instructions of a GEMM) is settled by one set lookup.
+_COLLECTIVE_BASES = frozenset(
+    {"tcgen05", "wmma", "mma", "tensormap", "wgmma", "setmaxnreg", "barrier", "bar"} | _MATRIX_BASES
+)
 
 
 def collective(instruction: Instruction) -> Collective | None:
     """The collective requirement of an instruction, or None when it has none."""
     opcode = instruction.opcode
     base = opcode.base
+    if base not in _COLLECTIVE_BASES:
+        return None
     first = opcode.modifiers[0] if opcode.modifiers else ""
     if base == "tcgen05":
         if first in _TCGEN05_WARP_OPERATIONS:

@@ -9,7 +9,7 @@ from typing import Sequence
 from ptxlint import cfg as cfg_module
 from ptxlint import ir
 from ptxlint.analyses.lanes import LaneModel, Level
-from ptxlint.analyses.reaching_threads import ThreadSpace, Threads
+from ptxlint.analyses.reaching_threads import Threads, ThreadSpace
 from ptxlint.analyses.uniformity.control import ControlTransfer
 from ptxlint.analyses.uniformity.data import DataTransfer
 from ptxlint.analyses.uniformity.facts import InstructionFacts, Summaries
@@ -42,6 +42,7 @@ from ptxlint.analyses.uniformity.static import (
 from ptxlint.analyses.uniformity.thread_index import ThreadIndexArithmetic
 from ptxlint.callgraph import callee_name
 from ptxlint.isa.aligned import Collective
+
 
 class UniformityAnalysis(ControlTransfer, DataTransfer):
     """The lattice and transfer function for one function (see the package docstring)."""

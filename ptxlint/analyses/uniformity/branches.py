@@ -8,6 +8,7 @@ from ptxlint import cfg as cfg_module
 from ptxlint import ir
 from ptxlint.isa.aligned import Collective
 
+
 class BranchInfo:
     __slots__ = ("block", "index", "instruction", "post_dominator", "live", "exits_elsewhere", "taken", "traps")
 

@@ -239,8 +239,7 @@ class ControlTransfer:
             lowered[key] = at_least(data, level, current.origin)
         return lowered
 
-    # --- transfer
-
+    # --- the control an instruction runs under
 
     def _execution(self, index: int, instruction: ir.Instruction, state: State) -> Divergence | None:
         control = state.control
@@ -323,7 +322,6 @@ class ControlTransfer:
         mark = Divergence("exit", execution.level, index, instruction.span, text, execution.origin, execution.proven)
         exits = join_exits(state.exits, (mark,))
         return State(state.values, state.control, exits, state.epoch, state.threads)
-
 
     # --- branches
 

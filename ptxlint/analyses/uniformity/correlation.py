@@ -13,6 +13,7 @@ from ptxlint.analyses.uniformity.registers import RegisterNames
 from ptxlint.analyses.uniformity.thread_index import EQUALITIES, MIRRORED
 from ptxlint.isa.types import integer_types
 
+
 def correlated_branches(
     function: ir.Function, graph: cfg_module.ControlFlowGraph, names: RegisterNames, branches, visited: Sequence[int]
 ) -> dict:

@@ -22,6 +22,7 @@ from ptxlint.context import ModuleContext, Options
 from ptxlint.dataflow import instruction_states, solve_forward
 from ptxlint.isa.aligned import Collective, collective
 
+
 def module_uniformity(context: ModuleContext) -> ModuleUniformity:
     """The analysis of every function that needs it, computed once per module."""
     return context.cached(
@@ -33,7 +34,6 @@ def module_uniformity(context: ModuleContext) -> ModuleUniformity:
             registers_of=lambda function: register_index(context, function),
         ),
     )
-
 
 
 # ----------------------------------------------------------------------------- the module driver

@@ -13,6 +13,7 @@ from ptxlint.analyses.lanes import Level
 from ptxlint.analyses.uniformity.lattice import Divergence, Value
 from ptxlint.isa.aligned import Collective
 
+
 @dataclass(frozen=True, slots=True)
 class InstructionFacts:
     """What the analysis knows at one instruction."""

@@ -17,6 +17,7 @@ from ptxlint.analyses.lanes import Constant, Form, Level, Multiple
 from ptxlint.analyses.reaching_threads import Threads
 from ptxlint.source import Span
 
+
 @dataclass(frozen=True, slots=True)
 class Origin:
     """Where a value became non-uniform: a span and a fact about it ("`%tid.x` varies per
@@ -117,7 +118,6 @@ class State:
 
 
 EMPTY_STATE = State({})
-
 
 
 def join_values(first: dict, second: dict) -> dict:
@@ -221,6 +221,7 @@ def worse(first: Divergence, second: Divergence) -> bool:
     """``first`` ranks above ``second``: a larger level, or a proven warpgroup split at the same
     level."""
     return first.level > second.level or (first.level == second.level and first.proven and not second.proven)
+
 
 def control_origin(execution: Divergence) -> Origin:
     known = _CONTROL_ORIGINS.get(id(execution))

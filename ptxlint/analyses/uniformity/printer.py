@@ -3,29 +3,27 @@ level at which it runs, in the annotation syntax the fact fixtures use."""
 
 from __future__ import annotations
 
+from typing import Callable
 
 from ptxlint import ir
-from ptxlint.analyses.uniformity.facts import InstructionFacts
 from ptxlint.analyses.uniformity.driver import analyze_module
+from ptxlint.analyses.uniformity.facts import InstructionFacts
 from ptxlint.context import Options
+from ptxlint.printer import format_annotated
+
 
 def format_uniformity(module: ir.Module, options: Options) -> str:
     """Per instruction: the level of what it defines and the level at which it executes, in
     the annotation syntax the fixtures use (``// uniformity: warp executes: cta``)."""
     result = analyze_module(module, options, everything=True)
-    lines = [f"module {module.path}"]
-    for function in module.functions:
+
+    def describer_of(function: ir.Function) -> Callable[[int, ir.Instruction], str] | None:
         analysed = result.functions.get(function.name)
         if analysed is None or analysed.function is not function:
-            continue
-        kind = "entry" if function.is_kernel else "func"
-        lines.append("")
-        lines.append(f"{function.span.line}: {kind} {function.name}")
-        for index, instruction in enumerate(function.instructions):
-            text = module.source.data[instruction.span.start : instruction.span.end].decode("utf-8", "replace")
-            text = " ".join(text.split())
-            lines.append(f"{instruction.span.line:>7}  {text:<60}  {describe_facts(analysed.facts.get(index))}")
-    return "\n".join(lines) + "\n"
+            return None
+        return lambda index, _: describe_facts(analysed.facts.get(index))
+
+    return format_annotated(module, describer_of)
 
 
 def describe_facts(facts: InstructionFacts | None) -> str:

@@ -10,6 +10,7 @@ from typing import Sequence
 from ptxlint import ir
 from ptxlint.isa.special_registers import UNIFORMITY, special_register_base
 
+
 def register_of_key(key: str) -> str:
     """The register name of a key of :meth:`RegisterNames.key` (names never hold an `@`)."""
     return key.split("@", 1)[0]

@@ -26,6 +26,7 @@ _WARP_RESULT_BASES = frozenset({"vote", "redux"})
 _PREDICATE_LOGIC = frozenset({"mov", "not", "and", "or", "xor"})
 LANE_ARITHMETIC = frozenset({"mov", "cvt", "shr", "shl", "and", "div", "rem", "mul", "mad", "bfe", "add", "sub", "or", "xor"})
 
+
 class StaticFacts:
     """What the analysis of one function needs that does not change between the rounds of the
     interprocedural iteration: registers, branches and their post-dominators."""
@@ -132,7 +133,6 @@ def _relevant_instructions(
                     relevant.add(writer)
                     work.append(writer)
     return relevant, valued
-
 
 
 # How an instruction's result is computed (see UniformityAnalysis._value).
