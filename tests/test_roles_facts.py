@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
+from fact_annotations import annotated_fixtures, annotated_lines
 
 from ptxlint.analyses.reaching_threads import ranges
 from ptxlint.analyses.roles import function_roles
@@ -28,15 +29,13 @@ _ANNOTATION = re.compile(r"warps:\s*(?P<warps>\d+(?:-\d+)?(?:,\s*\d+(?:-\d+)?)*)
 
 
 def annotations(text: str) -> dict[int, str]:
-    found = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        match = _ANNOTATION.search(line.partition("//")[2])
-        if match:
-            found[number] = ", ".join(part.strip() for part in match.group("warps").split(","))
-    return found
+    return {
+        number: ", ".join(part.strip() for part in match.group("warps").split(","))
+        for number, match in annotated_lines(text, _ANNOTATION).items()
+    }
 
 
-ANNOTATED = [path for path in FIXTURES if annotations(path.read_text())]
+ANNOTATED = annotated_fixtures(FIXTURES, _ANNOTATION)
 
 
 def test_fixtures_have_annotations() -> None:

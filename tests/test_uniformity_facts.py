@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 
 import pytest
+from fact_annotations import annotated_fixtures, annotated_lines
 
 from ptxlint.analyses.lanes import LEVELS_BY_SHORT_NAME
 from ptxlint.analyses.uniformity import analyze_module
@@ -29,15 +30,13 @@ _ANNOTATION = re.compile(r"uniformity:\s*(?P<defined>[a-z]+|-)(?:\s+executes:\s*
 
 
 def annotations(text: str) -> dict[int, tuple[str, str | None]]:
-    found = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        match = _ANNOTATION.search(line.partition("//")[2])
-        if match:
-            found[number] = (match.group("defined"), match.group("executes"))
-    return found
+    return {
+        number: (match.group("defined"), match.group("executes"))
+        for number, match in annotated_lines(text, _ANNOTATION).items()
+    }
 
 
-ANNOTATED = [path for path in FIXTURES if annotations(path.read_text())]
+ANNOTATED = annotated_fixtures(FIXTURES, _ANNOTATION)
 
 
 def test_fixtures_have_annotations() -> None:
