@@ -40,8 +40,30 @@ static TSParser *shared_parser(void) {
     return parser;
 }
 
-static PyObject *parse(PyObject *self, PyObject *data) {
+/* Read `ranges`, a tuple of (start_byte, end_byte, start_row, start_column, end_row, end_column)
+ * tuples, into a new array (NULL with a Python error set when one is malformed). */
+static TSRange *ranges_of(PyObject *ranges, Py_ssize_t count) {
+    TSRange *read = PyMem_Calloc((size_t)count, sizeof(TSRange));
+    if (read == NULL) return (TSRange *)PyErr_NoMemory();
+    for (Py_ssize_t index = 0; index < count; index++) {
+        TSRange *range = &read[index];
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(ranges, index), "IIIIII", &range->start_byte, &range->end_byte,
+                              &range->start_point.row, &range->start_point.column, &range->end_point.row,
+                              &range->end_point.column)) {
+            PyMem_Free(read);
+            return NULL;
+        }
+    }
+    return read;
+}
+
+/* parse(data, included=()): with `included`, only those byte ranges are parsed (positions stay
+ * those of `data`); syntax.py leaves out the bodies of large initializers this way. */
+static PyObject *parse(PyObject *self, PyObject *args) {
     (void)self;
+    PyObject *data, *ranges = NULL;
+    if (!PyArg_ParseTuple(args, "O|O!", &data, &PyTuple_Type, &ranges)) return NULL;
+    Py_ssize_t count = ranges == NULL ? 0 : PyTuple_GET_SIZE(ranges);
     Py_buffer buffer;
     if (PyObject_GetBuffer(data, &buffer, PyBUF_SIMPLE) < 0) return NULL;
     if ((uint64_t)buffer.len > UINT32_MAX) {  /* tree-sitter's byte offsets are 32-bit */
@@ -53,7 +75,24 @@ static PyObject *parse(PyObject *self, PyObject *data) {
         PyBuffer_Release(&buffer);
         return PyErr_Format(PyExc_RuntimeError, "the PTX grammar's ABI is not supported by this runtime");
     }
+    TSRange *included = NULL;
+    if (count > 0) {
+        included = ranges_of(ranges, count);
+        if (included == NULL) {
+            PyBuffer_Release(&buffer);
+            return NULL;
+        }
+        if (!ts_parser_set_included_ranges(parser, included, (uint32_t)count)) {
+            PyMem_Free(included);
+            PyBuffer_Release(&buffer);
+            return PyErr_Format(PyExc_ValueError, "included ranges must be ordered and not overlap");
+        }
+    }
     TSTree *tree = ts_parser_parse_string(parser, NULL, buffer.buf, (uint32_t)buffer.len);
+    if (included != NULL) {
+        ts_parser_set_included_ranges(parser, NULL, 0);  /* the shared parser reads whole files again */
+        PyMem_Free(included);
+    }
     PyBuffer_Release(&buffer);
     if (tree == NULL) return PyErr_NoMemory();
     PyObject *capsule = PyCapsule_New(tree, TREE_CAPSULE, free_tree);
@@ -218,7 +257,7 @@ static PyObject *root(PyObject *self, PyObject *capsule) {
 }
 
 static PyMethodDef methods[] = {
-    {"parse", parse, METH_O, "Parse PTX bytes with the compiled-in runtime; return an opaque tree."},
+    {"parse", parse, METH_VARARGS, "Parse PTX bytes (only the included ranges, when given) with the compiled-in runtime; return an opaque tree."},
     {"has_error", has_error, METH_O, "Whether a tree from parse() holds ERROR or MISSING nodes."},
     {"sexp", sexp, METH_O, "The S-expression of a tree from parse()."},
     {"root", root, METH_O, "The root Node of a tree from parse()."},

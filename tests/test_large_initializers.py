@@ -1,0 +1,71 @@
+"""Large initializers are left out of the parse (`syntax.included_ranges`) without changing
+anything ptxlint says: the same IR and the same findings as parsing the whole text, including
+the syntax errors an initializer may hold, which keep it in the parse."""
+
+from __future__ import annotations
+
+import pytest
+from ir_compare import same_ir
+
+from ptxlint import syntax
+from ptxlint.lint import LintSettings, lint_source
+from ptxlint.lower import lower
+from ptxlint.rules import ALL_RULES
+from ptxlint.source import SourceFile
+
+_ELEMENTS = ", ".join(str(value * 37 % 256) for value in range(3000))
+
+
+def kernel(initializer: str) -> bytes:
+    """A module with a 3,000-element table and a kernel after it, so a wrong position after the
+    table would show in the kernel's spans and lines."""
+    return (
+        ".version 8.0\n.target sm_90a\n.address_size 64\n\n"
+        f".global .align 4 .b8 table[6000] = {{{initializer}}};\n\n"
+        ".visible .entry k(.param .u64 out)\n{\n\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<2>;\n"
+        "\tld.param.u64 %rd1, [out];\n\tmov.u32 %r1, %tid.x;\n\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n"
+    ).encode()
+
+
+CASES = {
+    "plain list": (_ELEMENTS, True),
+    "trailing comma": (_ELEMENTS + ",", True),
+    "over two lines": (_ELEMENTS.replace(", 7,", ",\n 7,"), True),
+    "missing comma": (_ELEMENTS + " 5", False),
+    "double comma": (_ELEMENTS.replace(", 7,", ", 7,,"), False),
+    "octal eight": (_ELEMENTS + ", 08", False),
+    "hexadecimal": (_ELEMENTS + ", 0x1F", False),
+    "negative": (_ELEMENTS + ", -1", False),
+    "comment inside": (_ELEMENTS.replace(", 7,", ", 7, /* seven */"), False),
+}
+
+
+def whole_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(syntax, "included_ranges", lambda data: ())
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_same_ir_and_findings_as_the_whole_text(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    initializer, left_out = CASES[name]
+    data = kernel(initializer)
+    assert bool(syntax.included_ranges(data)) == left_out
+    source = SourceFile.from_bytes("table.ptx", data)
+    settings = LintSettings(rules=tuple(ALL_RULES))
+    skipping = lower(source), [(d.code, d.span, d.message) for d in lint_source(source, settings)]
+    whole_text(monkeypatch)
+    whole = lower(source), [(d.code, d.span, d.message) for d in lint_source(source, settings)]
+    assert same_ir(whole[0], skipping[0])
+    assert whole[1] == skipping[1]
+
+
+@pytest.mark.corpus
+def test_same_ir_on_the_corpus(corpus_files, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    with_tables = [path for path in corpus_files if syntax.included_ranges(path.read_bytes())]
+    assert with_tables, "the corpus has curand's tables (CUTLASS examples include curand)"
+    skipping = {path: lower(SourceFile.from_bytes(str(path), path.read_bytes())) for path in with_tables[:6]}
+    whole_text(monkeypatch)
+    different = [
+        str(path) for path, module in skipping.items()
+        if not same_ir(lower(SourceFile.from_bytes(str(path), path.read_bytes())), module)
+    ]
+    assert not different, "IR differs:\n" + "\n".join(different)
