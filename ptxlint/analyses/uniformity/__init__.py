@@ -56,7 +56,8 @@ The package, one question per module:
 - ``branches.py``: branches with their reconvergence points and dead-end successors;
 - ``correlation.py``: edges a splitting branch makes infeasible;
 - ``static.py``: instruction kinds, the sparse slice, what a function prepares once;
-- ``data.py`` / ``control.py``: the transfer, data dependence and control divergence;
+- ``data.py`` / ``control.py`` / ``calls.py``: the transfer — data dependence, control
+  divergence, and what flows through call sites and `.param` variables;
 - ``analysis.py``: the pass over one function (lattice operations, transfer, recorded facts);
 - ``driver.py``: the interprocedural fixed point; ``facts.py``: what rules read;
   ``printer.py``: ``ptxlint dump uniformity``.

@@ -1,6 +1,6 @@
 """The uniformity pass over one function: the lattice operations and the transfer function the
-forward solver calls, composed of the control (``control.py``) and data (``data.py``) transfers,
-and the recording of the facts rules read."""
+forward solver calls, composed of the control (``control.py``), data (``data.py``) and call
+(``calls.py``) transfers, and the recording of the facts rules read."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from ptxlint import cfg as cfg_module
 from ptxlint import ir
 from ptxlint.analyses.lanes import LaneModel, Level
 from ptxlint.analyses.reaching_threads import Threads, ThreadSpace
+from ptxlint.analyses.uniformity.calls import CallTransfer
 from ptxlint.analyses.uniformity.control import ControlTransfer
 from ptxlint.analyses.uniformity.data import DataTransfer
 from ptxlint.analyses.uniformity.facts import InstructionFacts, Summaries
@@ -44,7 +45,7 @@ from ptxlint.callgraph import callee_name
 from ptxlint.isa.aligned import Collective
 
 
-class UniformityAnalysis(ControlTransfer, DataTransfer):
+class UniformityAnalysis(ControlTransfer, DataTransfer, CallTransfer):
     """The lattice and transfer function for one function (see the package docstring)."""
 
     def __init__(
@@ -221,23 +222,3 @@ class UniformityAnalysis(ControlTransfer, DataTransfer):
                 exits = tuple(mark for mark in exits if mark.level <= Level.WARP)
         self.recording[index] = InstructionFacts(execution, exits, defined, operands)  # type: ignore[index]
 
-    def _record_arguments(self, instruction: ir.Instruction, state: State, execution: Divergence | None) -> None:
-        callee = callee_name(instruction)
-        if callee is None:
-            return
-        lists = [operand for operand in instruction.sources if type(operand) is ir.ArgumentList]
-        if not lists:
-            return
-        values = []
-        for argument in lists[0].elements:
-            if type(argument) is ir.Symbol:
-                value = self.argument_data.get(argument.name, UNIFORM)
-            else:
-                value = self._data_value(argument, instruction, state)
-            values.append(value)
-        known = self.arguments.get(callee)
-        if known is None:
-            self.arguments[callee] = values
-        else:
-            for position, value in enumerate(values[: len(known)]):
-                known[position] = join(known[position], value)

@@ -33,7 +33,13 @@ _SUMMARY = -1
 
 
 class ControlTransfer:
-    """The control half of the uniformity transfer."""
+    """The control half of the uniformity transfer. ``UniformityAnalysis.__init__`` sets up what
+    it shares with the data half: ``function``, ``cfg``, ``space`` (None when warps are unknown),
+    the side table ``single`` with the keys ``read`` from it, ``recording``; from the static
+    facts ``_branches``, ``_correlated``, ``_ending_at``, ``_liveness`` and ``_key_bits``; and the
+    per-run memories: ``_raised``, ``_threads_leaving``, ``_meeting_of``, ``_loop_entry_threads``,
+    the loops' ``_sole_exit_loops`` and ``_loop_headers``, the caches ``_divergences``,
+    ``_worst``, ``_paths``, ``_correlated_endings`` and the ``_last_*`` triple."""
 
     def refine(self, source: int, target: int, state: State) -> State:
         if self.space is not None and source in self._branches:

@@ -34,7 +34,6 @@ from ptxlint.analyses.uniformity.static import (
     WARP_RESULT,
 )
 from ptxlint.analyses.uniformity.thread_index import integer_only
-from ptxlint.callgraph import callee_name
 from ptxlint.isa.special_registers import UNIFORMITY, special_register_base
 from ptxlint.source import Span
 
@@ -42,7 +41,11 @@ _FULL_MASKS = frozenset({-1, 0xFFFFFFFF})
 
 
 class DataTransfer:
-    """The data half of the uniformity transfer."""
+    """The data half of the uniformity transfer. Besides what the control half shares (see
+    ``ControlTransfer``), it reads ``lanes``, ``names``, ``summaries``, ``parameters``,
+    ``parameter_positions``, ``thread_index``, ``_invariant`` and ``_private_local``, and writes
+    the side tables ``single``/``single_data``, ``epoch``, ``returned``, ``argument_data`` and
+    its caches ``_specials`` and ``_origins``."""
 
     def _write(self, index: int, instruction: ir.Instruction, state: State, execution: Divergence | None, keys, written) -> State:
         """Store what an instruction wrote: ``written`` is one value for every key of ``keys``,
@@ -117,33 +120,6 @@ class DataTransfer:
             return state
         return State(values, state.control, state.exits, epoch, state.threads)
 
-    def _store_parameter(self, instruction: ir.Instruction, state: State, execution: Divergence | None) -> State:
-        """`st.param [name+offset], value`: call arguments and the return value travel through
-        `.param` variables; track them like registers written more than once."""
-        target = instruction.operands[0] if instruction.operands else None
-        if type(target) is not ir.Address or type(target.base) is not ir.Symbol or len(instruction.operands) < 2:
-            return state
-        data_value = self._data_value(instruction.operands[1], instruction, state)
-        value = self._operand_value(instruction.operands[1], instruction, state)
-        if execution is not None:
-            value = at_least(value, execution.level, control_origin(execution))
-        name = target.base.name
-        if self.recording is not None:
-            self.argument_data[name] = data_value
-        if self.recording is not None and not self.function.is_kernel and self._is_return_parameter(name):
-            self.returned = join(self.returned, value)
-        key = "param:" + name
-        if target.offset:  # a later field of an aggregate: a weak update
-            value = join(state.values.get(key, UNIFORM), value)
-        if state.values.get(key) == value:
-            return state
-        values = dict(state.values)
-        values[key] = value
-        return State(values, state.control, state.exits, state.epoch, state.threads)
-
-    def _is_return_parameter(self, name: str) -> bool:
-        return any(parameter.name == name for parameter in self.function.return_parameters)
-
     # --- values of operands
 
     def _register_value(self, register: ir.Register, instruction: ir.Instruction, state: State) -> Value:
@@ -172,12 +148,6 @@ class DataTransfer:
             if data_value is not None:
                 return data_value
         return self._operand_value(operand, instruction, state)
-
-    def _parameter_value(self, position: int, span: Span, name: str) -> Value:
-        known = self.parameters
-        if known is not None and position < len(known):
-            return known[position]
-        return Value(Level.THREAD, None, Origin(span, f"parameter `{name}` may differ between threads (not all callers are known)"))
 
     def _operand_value(self, operand: ir.Operand, instruction: ir.Instruction, state: State) -> Value:
         kind = type(operand)
@@ -346,22 +316,6 @@ class DataTransfer:
         if len(registers) > 1:
             in_range = Value(Level.WARP) if broadcast else self._varying(index, "the `shfl.sync` in-range predicate differs between lanes", instruction.opcode_span)
             results.append((registers[1], in_range))
-        return results
-
-    def _call(self, index: int, instruction: ir.Instruction, destinations) -> list:
-        """The return value of a direct call is the callee's summary; record the arguments."""
-        callee = callee_name(instruction)
-        value = self.summaries.returns.get(callee) if callee is not None else None
-        if value is None:
-            value = self._varying(index, f"the result of calling `{callee or 'an indirect target'}` may differ between threads", instruction.opcode_span)
-        results = []
-        for operand in destinations:
-            elements = operand.elements if type(operand) is ir.ArgumentList else (operand,)
-            for element in elements:
-                if type(element) is ir.Register:
-                    results.append((element, value))
-                elif type(element) is ir.Symbol:
-                    results.append((ir.Register("param:" + element.name, element.span), value))
         return results
 
     def _load(self, index: int, instruction: ir.Instruction, state: State) -> Value:
