@@ -16,6 +16,8 @@ import click
 from ptxlint import __version__
 
 if TYPE_CHECKING:
+    from collections import Counter
+
     from ptxlint.config import ConfigResolver
     from ptxlint.diagnostics import FileResult
     from ptxlint.lint import LintSettings
@@ -153,7 +155,6 @@ def check(
     """Lint PTX files, CUDA C++ files (compiled with nvcc) and the PTX inside binaries.
 
     Compiler flags for `.cu` files follow `--`: `ptxlint kernel.cu -- -I include -std=c++17`."""
-    from ptxlint import baseline
     from ptxlint.lint import InputError, discover
     from ptxlint.render import Report
     from ptxlint.rules import ALL_RULES
@@ -164,9 +165,9 @@ def check(
     compiler_flags = click.get_current_context().meta.get("ptxlint.compiler_flags", ())
     try:
         files = discover(paths)
-        known = baseline.read(baseline_file) if baseline_file else None
-    except (InputError, baseline.BaselineError) as error:
+    except InputError as error:
         _fail(str(error))
+    known = _read_baseline(baseline_file) if baseline_file else None
     started = time.perf_counter()
     results = _lint_inputs(
         files, resolver, max_file_size, time_budget, jobs, quiet, architectures, compiler_flags, compile_commands,
@@ -177,6 +178,8 @@ def check(
         _write_baseline(write_baseline, results, quiet)
         return
     if known is not None:
+        from ptxlint import baseline
+
         results = baseline.apply(results, known)
     report = Report(
         tuple(results), rules=ALL_RULES, elapsed=elapsed, map_to_source=map_to_source, all_steps=show_all_steps,
@@ -289,6 +292,16 @@ def _settings_for(resolver: ConfigResolver, path: str, max_file_size: int, time_
     )
 
 
+def _read_baseline(path: str) -> Counter[tuple[str, str, str]]:
+    """The findings a baseline file records (its reader, with hashlib and json, loads only here)."""
+    from ptxlint import baseline
+
+    try:
+        return baseline.read(path)
+    except baseline.BaselineError as error:
+        _fail(str(error))
+
+
 def _write_baseline(path: str, results: list[FileResult], quiet: bool) -> None:
     from ptxlint import baseline
 
@@ -310,6 +323,12 @@ def _emit(report: Report, output_format: str, stream: TextIO, color: str, statis
         statistics_format.render(report, stream)
         return
     if output_format == "full":
+        from ptxlint.render import summary
+
+        if summary.only_a_summary(report):
+            if not quiet:
+                summary.write(report, stream, summary.use_color(stream, color))
+            return
         from ptxlint.render import full
 
         full.render(report, full.console_for(stream, color), show_summary=not quiet)

@@ -18,8 +18,8 @@ import pytest
 
 from ptxlint.diagnostics import Diagnostic, FileResult, Label, Severity
 from ptxlint.lint import LintSettings, lint_path
-from ptxlint.render import Report, full, renderer
-from ptxlint.rules import RULES_BY_CODE
+from ptxlint.render import Report, full, renderer, summary
+from ptxlint.rules import ALL_RULES, RULES_BY_CODE
 from ptxlint.rules.base import Rule
 from ptxlint.source import SourceFile
 
@@ -137,3 +137,17 @@ def test_json_golden_is_valid_json_with_documented_keys(monkeypatch: pytest.Monk
     for diagnostic in document["diagnostics"]:
         for key in diagnostic:
             assert f"`{key}`" in documented, f"JSON key `{key}` is not documented in docs/json-format.md"
+
+
+@pytest.mark.parametrize("color", ["never", "always"])
+def test_clean_run_prints_the_summary_rich_would(color: str) -> None:
+    """With nothing but the closing line to print, the terminal format writes it without rich;
+    the bytes are the ones rich writes, coloured or not."""
+    clean = FileResult("clean.ptx", source=SourceFile.from_bytes("clean.ptx", b".version 9.0\n"), suppressed=1)
+    report = Report((clean,), rules=ALL_RULES, elapsed=0.25)
+    assert summary.only_a_summary(report)
+    with_rich, without = io.StringIO(), io.StringIO()
+    full.render(report, full.console_for(with_rich, color))
+    summary.write(report, without, color == "always")
+    assert without.getvalue() == with_rich.getvalue()
+    assert without.getvalue().replace("\x1b[1;32m", "").replace("\x1b[0m", "") == "All checks passed in 1 file checked (1 suppressed) in 0.25s.\n"

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import os
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -31,6 +30,7 @@ from ptxlint.render import Report, notice
 from ptxlint.render.grouping import Group, group
 from ptxlint.render.locations import display_path, origin_text, span_location
 from ptxlint.render.names import readable
+from ptxlint.render.summary import segments, use_color
 from ptxlint.render.text import plural, printable
 from ptxlint.source import SourceFile, Span
 
@@ -48,23 +48,9 @@ _MAX_SOURCE_BYTES = 16 * 1024 * 1024  # of a CUDA/Triton file read to show the l
 def console_for(stream: TextIO, color: str) -> Console:
     """A console honouring `--color`, then `NO_COLOR`/`FORCE_COLOR`, then whether it is a TTY."""
     common = {"file": stream, "highlight": False, "soft_wrap": True, "emoji": False, "markup": False}
-    if color == "auto":
-        if os.environ.get("NO_COLOR"):
-            color = "never"
-        elif os.environ.get("FORCE_COLOR"):
-            color = "always"
-        else:
-            color = "always" if _is_tty(stream) else "never"
-    if color == "always":
+    if use_color(stream, color):
         return Console(force_terminal=True, no_color=False, color_system="standard", **common)
     return Console(force_terminal=False, no_color=True, color_system=None, **common)
-
-
-def _is_tty(stream: TextIO) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
 
 
 def render(report: Report, console: Console, show_summary: bool = True) -> None:
@@ -118,47 +104,8 @@ def _file_notice(result: FileResult) -> Text:
 
 
 def summary(report: Report, folded: int = 0) -> Text:
-    """The closing line; ``folded``: findings printed as repeats of an earlier one."""
-    results = report.results
-    counts = {severity: 0 for severity in Severity}
-    for result in results:
-        for diagnostic in result.diagnostics:
-            counts[diagnostic.severity] += 1
-    unreadable = sum(1 for result in results if result.source is None)
-    parts = [plural(counts[severity], severity.value) for severity in Severity if counts[severity]]
-    text = Text()
-    checked = plural(len(results) - unreadable, "file")
-    if parts:
-        text.append("Found " + ", ".join(parts), style="bold")
-        text.append(f" in {checked} checked")
-    elif unreadable:
-        # "All checks passed" would be false: the files that failed were not checked at all.
-        text.append("No findings", style="bold")
-        text.append(f" in {checked} checked")
-    else:
-        text.append("All checks passed", style="bold green")
-        text.append(f" in {checked} checked")
-    if unreadable:
-        text.append(f", {plural(unreadable, 'file')} could not be linted", style="bold red")
-    partial = sum(1 for result in results if notice(result) is not None)
-    if partial:
-        text.append(f", {plural(partial, 'file')} partially analysed", style="bold yellow")
-    hidden = [
-        f"{count} {what}"
-        for count, what in (
-            (sum(result.suppressed for result in results), "suppressed"),
-            (sum(result.baselined for result in results), "in the baseline"),
-        )
-        if count
-    ]
-    if folded:
-        hidden.append(f"{folded} shown as repeats")
-    if hidden:
-        text.append(f" ({', '.join(hidden)})")
-    if report.elapsed is not None:
-        text.append(f" in {report.elapsed:.2f}s")
-    text.append(".")
-    return text
+    """The closing line (``summary.py``), as rich text."""
+    return Text.assemble(*segments(report, folded))
 
 
 # ----------------------------------------------------------------------------- one diagnostic
