@@ -113,6 +113,35 @@ class ControlFlowGraph:
         Blocks from which the exit cannot be reached are absent."""
         return _immediate_dominators(self.exit, self.predecessors, self.successors)
 
+    def post_dominator_without(self, start: int, removed: frozenset[tuple[int, int]]) -> int | None:
+        """The immediate post-dominator of ``start`` in the part of the graph reachable from it
+        once the ``removed`` edges are taken out, where every block left without a successor is
+        an end (None when the paths from ``start`` do not meet again before ending; blocks that
+        never end, an endless loop, constrain nothing). Lengauer and Tarjan on the reversed
+        part, below a virtual end joining the real ones."""
+        successors: dict[int, tuple[int, ...]] = {}
+        predecessors: dict[int, list[int]] = {start: []}
+        pending = [start]
+        while pending:
+            node = pending.pop()
+            kept = successors[node] = tuple(
+                successor for successor in self.successors(node) if (node, successor) not in removed
+            )
+            for successor in kept:
+                if successor not in predecessors:
+                    predecessors[successor] = []
+                    pending.append(successor)
+                predecessors[successor].append(node)
+        ends = tuple(node for node, kept in successors.items() if not kept)
+        end = -1  # the virtual end: block numbers are never negative
+        idom = _immediate_dominators(
+            end,
+            lambda node: ends if node == end else predecessors[node],
+            lambda node: successors[node] or (end,),
+        )
+        found = idom.get(start)
+        return None if found is None or found == end else found
+
     def dominates(self, dominator: int, node: int) -> bool:
         return _is_ancestor(self._dominator_intervals, dominator, node)
 

@@ -220,3 +220,39 @@ def test_dominance_agrees_with_the_definition(path: Path) -> None:
             for b in nodes:
                 assert graph.dominates(a, b) == (b in forward and a in forward[b]), (function.name, a, b)
                 assert graph.post_dominates(a, b) == (b in backward and a in backward[b]), (function.name, a, b)
+
+
+def _post_dominator_without_by_definition(graph, start, removed):
+    """PDom(n) = {n} ∪ ⋂ PDom(s) over n's kept successors ({n} where none is left), on the part
+    reachable from ``start``: the textbook fixed point; the immediate one is the candidate every
+    other candidate post-dominates."""
+    reachable, successors = [start], {}
+    for node in reachable:
+        successors[node] = [s for s in graph.successors(node) if (node, s) not in removed]
+        reachable.extend(s for s in successors[node] if s not in successors and s not in reachable)
+    everything = set(reachable)
+    post = {node: ({node} if not successors[node] else set(everything)) for node in reachable}
+    changed = True
+    while changed:
+        changed = False
+        for node in reversed(reachable):
+            if successors[node]:
+                new = set.intersection(*(post[s] for s in successors[node])) | {node}
+                if new != post[node]:
+                    post[node], changed = new, True
+    candidates = post[start] - {start}
+    return next((c for c in candidates if len(post[c]) == len(candidates)), None)
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parent.parent / "fixtures").rglob("*.ptx")), ids=lambda p: p.name)
+def test_post_dominator_without_agrees_with_the_definition(path: Path) -> None:
+    """From every block, with no edge removed and with each single out-edge of a branch removed
+    (what branch correlation asks)."""
+    module = lower(SourceFile.from_bytes(str(path), path.read_bytes()))
+    for function in module.functions:
+        graph = cfg.build(function)
+        edges = [(node, s) for node in graph.reverse_post_order for s in graph.successors(node) if len(graph.successors(node)) > 1]
+        for start in graph.reverse_post_order:
+            for removed in [frozenset(), *(frozenset({edge}) for edge in edges[:6])]:
+                expected = _post_dominator_without_by_definition(graph, start, removed)
+                assert graph.post_dominator_without(start, removed) == expected, (function.name, start, removed)

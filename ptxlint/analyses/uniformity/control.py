@@ -12,7 +12,6 @@ from ptxlint import ir
 from ptxlint.analyses.lanes import Level, TidSet
 from ptxlint.analyses.reaching_threads import Threads
 from ptxlint.analyses.uniformity.branches import BranchInfo
-from ptxlint.analyses.uniformity.correlation import post_dominator_without
 from ptxlint.analyses.uniformity.lattice import (
     Divergence,
     Origin,
@@ -187,7 +186,7 @@ class ControlTransfer:
         known = self._correlated_endings.get(key)
         if known is None:
             removed = frozenset(infeasible)
-            known = self._correlated_endings[key] = (removed, post_dominator_without(self.cfg, branch, removed))
+            known = self._correlated_endings[key] = (removed, self.cfg.post_dominator_without(branch, removed))
         removed, post_dominator = known
         return (source, target) in removed or target == post_dominator
 

@@ -220,37 +220,3 @@ def _constraint(comparison, truth: bool) -> tuple[str, int, list[tuple[int, int]
 
 def _disjoint(first: list[tuple[int, int]], second: list[tuple[int, int]]) -> bool:
     return all(a_last < b_first or b_last < a_first for a_first, a_last in first for b_first, b_last in second)
-
-
-def post_dominator_without(graph: cfg_module.ControlFlowGraph, start: int, removed: frozenset) -> int | None:
-    """The immediate post-dominator of ``start`` in the part of the graph reachable from it once
-    the ``removed`` edges are taken out (None when the paths do not meet again)."""
-    reachable = [start]
-    seen = {start}
-    successors: dict[int, tuple[int, ...]] = {}
-    for node in reachable:
-        kept = tuple(successor for successor in graph.successors(node) if (node, successor) not in removed)
-        successors[node] = kept
-        for successor in kept:
-            if successor not in seen:
-                seen.add(successor)
-                reachable.append(successor)
-    everything = frozenset(seen)
-    post: dict[int, frozenset] = {node: (frozenset((node,)) if not successors[node] else everything) for node in reachable}
-    changed = True
-    order = reachable[::-1]
-    while changed:
-        changed = False
-        for node in order:
-            kept = successors[node]
-            if not kept:
-                continue
-            meet = frozenset.intersection(*(post[successor] for successor in kept)) | {node}
-            if meet != post[node]:
-                post[node] = meet
-                changed = True
-    candidates = post[start] - {start}
-    for candidate in candidates:
-        if len(post[candidate]) == len(candidates):
-            return candidate
-    return None
