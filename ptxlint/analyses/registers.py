@@ -4,7 +4,7 @@ slices), built once per function and shared through the context; and liveness on
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Callable, Iterable
 
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import ModuleContext
@@ -49,6 +49,24 @@ class RegisterIndex:
                 known.append(guard.predicate.name)
             self._reads[index] = known
         return known
+
+    def backward_slice(self, registers: Iterable[str], through: Callable[[int], bool] | None = None) -> tuple[set[str], set[int]]:
+        """What ``registers`` are computed from: the registers followed and the instructions
+        writing them, transitively through the registers each writer reads — only through the
+        writers ``through`` accepts, when given (by name: a superset across scopes)."""
+        pending = list(registers)
+        followed: set[str] = set()
+        found: set[int] = set()
+        while pending:
+            name = pending.pop()
+            if name in followed:
+                continue
+            followed.add(name)
+            for index in self.writers.get(name, ()):
+                if index not in found and (through is None or through(index)):
+                    found.add(index)
+                    pending.extend(self.reads(index))
+        return followed, found
 
 
 def _register_indexes(instructions: tuple[Instruction, ...]) -> tuple[dict[str, list[int]], dict[str, list[int]]]:

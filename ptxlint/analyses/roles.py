@@ -104,23 +104,17 @@ class ConditionRegisters:
 def condition_registers(instructions: tuple[Instruction, ...], names: RegisterIndex) -> ConditionRegisters:
     """Guard predicates, then (transitively) the registers the unguarded `setp`, `mov` and `not`
     that write them read."""
-    pending = [
+    guards = [
         instruction.guard.predicate.name
         for instruction in instructions
         if instruction.guard is not None and type(instruction.guard.predicate) is Register
     ]
-    writers = names.writers
-    found: set[str] = set()
-    while pending:
-        name = pending.pop()
-        if name in found:
-            continue
-        found.add(name)
-        for index in writers.get(name, ()):
-            instruction = instructions[index]
-            if instruction.guard is None and instruction.opcode.base in ("setp", "mov", "not"):
-                pending.extend(names.reads(index))
-    return ConditionRegisters(frozenset(found))
+
+    def defines_a_condition(index: int) -> bool:
+        return instructions[index].guard is None and instructions[index].opcode.base in ("setp", "mov", "not")
+
+    followed, _ = names.backward_slice(guards, through=defines_a_condition)
+    return ConditionRegisters(frozenset(followed))
 
 
 class BranchTable:

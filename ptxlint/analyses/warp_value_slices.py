@@ -35,7 +35,6 @@ class Slices:
 
 def slices(function: Function, names: RegisterIndex) -> Slices:
     instructions = function.instructions
-    writers = names.writers
     addresses: list[str] = []
     conditions: list[str] = []
     tcgen05: set[int] = set()
@@ -47,8 +46,8 @@ def slices(function: Function, names: RegisterIndex) -> Slices:
         if guard is not None and type(guard.predicate) is Register and instruction.opcode.base in _GUARDS_THAT_MATTER:
             conditions.append(guard.predicate.name)
     return Slices(
-        frozenset(_backward_slice(names, writers, addresses) | tcgen05),
-        frozenset(_depends_on_thread_index(instructions, names, _backward_slice(names, writers, conditions))),
+        frozenset(names.backward_slice(addresses)[1] | tcgen05),
+        frozenset(_depends_on_thread_index(instructions, names, names.backward_slice(conditions)[1])),
     )
 
 
@@ -75,21 +74,6 @@ def _depends_on_thread_index(instructions: tuple[Instruction, ...], names: Regis
                 if dependent in within and dependent not in found:
                     found.add(dependent)
                     pending.append(dependent)
-    return found
-
-
-def _backward_slice(names: RegisterIndex, writers: dict[str, list[int]], pending: list[str]) -> set[int]:
-    wanted: set[str] = set()
-    found: set[int] = set()
-    while pending:
-        name = pending.pop()
-        if name in wanted:
-            continue
-        wanted.add(name)
-        for index in writers.get(name, ()):
-            if index not in found:
-                found.add(index)
-                pending.extend(names.reads(index))
     return found
 
 
