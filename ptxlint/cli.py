@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TYPE_CHECKING, Callable, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, Callable, NoReturn, TextIO
 
 import click
 
@@ -428,32 +428,32 @@ def dump_ir(path: str) -> None:
     click.echo(format_module(lower(_read_or_fail(path))), nl=False)
 
 
-# The analyses whose facts `ptxlint dump` prints: name → (module, printer, what it shows).
-_DUMPS = {
-    "uniformity": ("ptxlint.analyses.uniformity", "format_uniformity", "which values are uniform, and at which level each instruction runs"),
-    "roles": ("ptxlint.analyses.roles", "format_roles", "which warps may execute each instruction"),
-}
+@dump.command("uniformity")
+@click.argument("path")
+@_config_options
+def dump_uniformity(path: str, **configuration: Any) -> None:
+    """Per instruction of PATH: which values are uniform, and at which level it runs."""
+    from ptxlint.analyses.uniformity import format_uniformity
+
+    _print_dump(format_uniformity, path, configuration)
 
 
-def _dump_command(name: str, module_name: str, printer_name: str, summary: str) -> None:
-    @dump.command(name, help=f"Per instruction of PATH: {summary}.")
-    @click.argument("path")
-    @_config_options
-    def command(
-        path: str, isolated: bool, config_file: str | None, select: tuple[str, ...], extend_select: tuple[str, ...],
-        ignore: tuple[str, ...],
-    ) -> None:
-        import importlib
+@dump.command("roles")
+@click.argument("path")
+@_config_options
+def dump_roles(path: str, **configuration: Any) -> None:
+    """Per instruction of PATH: which warps may execute it."""
+    from ptxlint.analyses.roles import format_roles
 
-        from ptxlint.lower import lower
-
-        printer = getattr(importlib.import_module(module_name), printer_name)
-        options = _resolver(config_file, isolated, select, extend_select, ignore).for_path(path).options
-        click.echo(printer(lower(_read_or_fail(path)), options), nl=False)
+    _print_dump(format_roles, path, configuration)
 
 
-for _name, (_module, _printer, _summary) in _DUMPS.items():
-    _dump_command(_name, _module, _printer, _summary)
+def _print_dump(printer: Callable[..., str], path: str, configuration: dict[str, Any]) -> None:
+    """An analysis's annotated listing of PATH, under the configuration that governs it."""
+    from ptxlint.lower import lower
+
+    options = _resolver(**configuration).for_path(path).options
+    click.echo(printer(lower(_read_or_fail(path)), options), nl=False)
 
 
 def _read_or_fail(path: str) -> SourceFile:

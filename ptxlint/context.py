@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator, TypeVar
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.cfg import build as build_cfg
 from ptxlint.ir import Function, Module
-from ptxlint.timings import Timings, stage_name
+from ptxlint.timings import Timings, measured, stage_name
 
 T = TypeVar("T")
 
@@ -89,11 +89,8 @@ class ModuleContext:
             return self._cache[key]
         except KeyError:
             pass
-        if self.timings is None:
+        with measured(self.timings, stage_name(key)):
             value = self._cache[key] = compute()
-        else:
-            with self.timings.measure(stage_name(key)):
-                value = self._cache[key] = compute()
         return value
 
     def function_analysis(self, function: Function, analysis: Callable[..., T]) -> T:

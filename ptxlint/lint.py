@@ -22,7 +22,7 @@ from ptxlint.rules import ptx002_unused_suppression as unused_suppression
 from ptxlint.rules.base import Rule
 from ptxlint.source import SourceFile
 from ptxlint.sourcemap import attach_origins
-from ptxlint.timings import Timings
+from ptxlint.timings import Timings, measured
 
 STDIN = "-"
 DEFAULT_MAX_FILE_SIZE = 256 * 1024 * 1024  # bytes; larger inputs are refused, not truncated
@@ -130,7 +130,7 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
     with deadline.active(), _cycle_collector_paused():
         if on_stage is not None:
             on_stage("parsing")
-        with timings.measure("parse + lower") if timings is not None else contextlib.nullcontext():
+        with measured(timings, "parse + lower"):
             module = lower(source)
         context = ModuleContext(module, settings.options, deadline, timings)
         for rule in settings.rules:
@@ -140,7 +140,7 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
             if on_stage is not None:
                 on_stage(f"{rule.code} {rule.name}")
             try:
-                with timings.measure(rule.code) if timings is not None else contextlib.nullcontext():
+                with measured(timings, rule.code):
                     found.extend(rule.check(context))
             except BudgetExceeded:
                 unfinished.append(rule.code)

@@ -36,6 +36,11 @@ class Timings:
         return tuple(self.seconds.items())
 
 
+def measured(timings: Timings | None, stage: str) -> contextlib.AbstractContextManager[None]:
+    """``timings.measure(stage)``, or nothing to measure into when timings are off."""
+    return timings.measure(stage) if timings is not None else contextlib.nullcontext()
+
+
 def stage_name(key: Any) -> str:
     """A readable name for a ``ModuleContext.cached`` key: a string as it is; a per-function
     analysis (``(callable, id)``) by its module and name, summed over functions."""

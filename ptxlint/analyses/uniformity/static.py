@@ -137,7 +137,7 @@ def _relevant_instructions(
 
 # How an instruction's result is computed (see UniformityAnalysis._value).
 VARYING, WARP_RESULT, LOAD, BARRIER, SETP, PREDICATE, ARITHMETIC, SOURCES = range(8)
-ELECT, SHUFFLE, CALL, EXIT, STORE_PARAMETER, NOTHING_WRITTEN, STORE_LOCAL = range(8, 15)
+ELECT, SHUFFLE, CALL, EXIT, STORE_PARAMETER, STORE_LOCAL = range(8, 14)
 LOCAL_KEY = "local:"  # the side-table entry for what a function stores to its `.local` memory
 _KINDS: dict[str, int] = {}
 # Instructions that change the state whatever registers they write (see _relevant_instructions).
