@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Callable, Iterable, Mapping, TypeVar
+from typing import Callable, Container, Iterable, Mapping, TypeVar
 
 from ptxlint import ir
 
@@ -78,6 +78,25 @@ class CallGraph:
                     seen.add(callee)
                     stack.append(callee)
         return tuple(order)
+
+    def post_order(self, root: str, seen: set[str], within: Container[str] | None = None) -> list[str]:
+        """The functions ``root`` reaches through calls (only through ``within``, when given)
+        that are not in ``seen``, each after the functions it calls; recursion is broken where
+        it closes, deterministically. Adds them to ``seen``, so that successive roots share it."""
+        order: list[str] = []
+        seen.add(root)
+        stack = [(root, iter(self.callees(root)))]
+        while stack:
+            name, children = stack[-1]
+            for child in children:
+                if child not in seen and (within is None or child in within):
+                    seen.add(child)
+                    stack.append((child, iter(self.callees(child))))
+                    break
+            else:
+                stack.pop()
+                order.append(name)
+        return order
 
     def reachable_from_any(self, roots: Iterable[str]) -> frozenset[str]:
         """Everything some root calls transitively, roots included: one traversal for all roots

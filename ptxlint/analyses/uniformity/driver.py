@@ -187,20 +187,8 @@ def _callees_first(graph: CallGraph, functions) -> list[str]:
     order: list[str] = []
     seen: set[str] = set()
     for root in functions:
-        if root in seen:
-            continue
-        seen.add(root)
-        stack = [(root, iter(graph.callees(root)))]
-        while stack:
-            name, children = stack[-1]
-            for child in children:
-                if child not in seen:
-                    seen.add(child)
-                    stack.append((child, iter(graph.callees(child))))
-                    break
-            else:
-                stack.pop()
-                order.append(name)
+        if root not in seen:
+            order.extend(graph.post_order(root, seen))
     return order
 
 
@@ -227,23 +215,9 @@ def _callers_first(graph: CallGraph, selected: set[str], module: ir.Module) -> l
     roots = [function.name for function in module.functions if function.has_body and function.name in selected]
     roots.sort(key=lambda name: not graph.functions[name].is_kernel)
     for root in roots:
-        if root in seen:
-            continue
-        # Reverse post-order of the call graph from the root: callers before callees.
-        post: list[str] = []
-        stack = [(root, iter(graph.callees(root)))]
-        seen.add(root)
-        while stack:
-            name, children = stack[-1]
-            for child in children:
-                if child not in seen and child in selected:
-                    seen.add(child)
-                    stack.append((child, iter(graph.callees(child))))
-                    break
-            else:
-                stack.pop()
-                post.append(name)
-        order.extend(reversed(post))
+        if root not in seen:
+            # Reverse post-order of the call graph from the root: callers before callees.
+            order.extend(reversed(graph.post_order(root, seen, within=selected)))
     return order
 
 
