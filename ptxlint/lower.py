@@ -17,6 +17,7 @@ import bisect
 import dataclasses
 import functools
 import gc
+import itertools
 import struct
 from typing import Any, Callable
 
@@ -58,6 +59,13 @@ class _Kinds:
 def _kinds() -> _Kinds:
     return _Kinds()
 
+
+# A declaration statement read once: state space, type, vector width, qualifiers with linkage,
+# alignment, whether it has an initializer, and per declarator (name, `%r<N>` count, array
+# dimensions, start and end byte relative to the statement).
+_DeclarationShape = tuple[
+    str, str, int, tuple[str, ...], int | None, bool, tuple[tuple[str, int, tuple[int | None, ...], int, int], ...]
+]
 
 _STATE_SPACES = frozenset(
     {".reg", ".sreg", ".const", ".global", ".local", ".param", ".shared", ".tex"}
@@ -158,6 +166,10 @@ class _Lowering:
         self.not_registers: dict[str, list[bytes]] = {}
         # How many more register names a `%r<N>` declaration may add to that cache up front.
         self.seed_budget = 0
+        # Register names by `%r<N>` prefix, in number order, as name-cache entries.
+        self.seeded_names: dict[str, list[tuple[bytes, tuple[str, Callable[..., Any]]]]] = {}
+        # Declaration statement text -> what it declares (see declaration_shape).
+        self.declaration_shapes: dict[bytes, _DeclarationShape] = {}
 
     # ------------------------------------------------------------------ positions
 
@@ -298,15 +310,20 @@ class _Lowering:
         return name, count, tuple(dimensions)
 
     def variable_declarations(self, node: Node, scope: int = 0) -> list[Any]:
-        qualifiers, alignment, linkage = self.qualifiers_of(node)
-        space = next((word for word in qualifiers if word in _STATE_SPACES), "")
-        vector = next((int(word[2:]) for word in qualifiers if word in (".v2", ".v4", ".v8")), 0)
-        type_name = _type_of(qualifiers)
-        has_initializer = node.child_by_field_name("initializer") is not None
+        start = node.start_byte
+        if node.has_error:
+            shape = self.declaration_shape(node)
+        else:
+            # CUTLASS's inline asm repeats a handful of declarations thousands of times
+            # (`.reg .pred p;`): equal text without errors is the same tree, so read it once.
+            text = self.data[start : node.end_byte]
+            shape = self.declaration_shapes.get(text)
+            if shape is None:
+                shape = self.declaration_shapes[text] = self.declaration_shape(node)
+        space, type_name, vector, qualifiers, alignment, has_initializer, declarators = shape
         declarations: list[Any] = []
-        for declarator in node.children_by_field_name("declarator"):
-            name, count, dimensions = self.declarator(declarator)
-            span = self.node_span(declarator)
+        for name, count, dimensions, name_start, name_end in declarators:
+            span = self.span(start + name_start, start + name_end)
             if space == ".reg":
                 self.forget_classification(name, count, vector)
                 declarations.append(ir.RegisterDeclaration(name, type_name, count, vector, scope, span))
@@ -321,7 +338,7 @@ class _Lowering:
                         name=name,
                         space=space,
                         type=type_name,
-                        qualifiers=tuple(linkage + qualifiers),
+                        qualifiers=qualifiers,
                         alignment=alignment,
                         dimensions=dimensions,
                         has_initializer=has_initializer,
@@ -329,6 +346,25 @@ class _Lowering:
                     )
                 )
         return declarations
+
+    def declaration_shape(self, node: Node) -> _DeclarationShape:
+        """What a declaration statement declares, with each declarator's bytes relative to the
+        statement's start."""
+        qualifiers, alignment, linkage = self.qualifiers_of(node)
+        start = node.start_byte
+        declarators = []
+        for declarator in node.children_by_field_name("declarator"):
+            name, count, dimensions = self.declarator(declarator)
+            declarators.append((name, count, dimensions, declarator.start_byte - start, declarator.end_byte - start))
+        return (
+            next((word for word in qualifiers if word in _STATE_SPACES), ""),
+            _type_of(qualifiers),
+            next((int(word[2:]) for word in qualifiers if word in (".v2", ".v4", ".v8")), 0),
+            tuple(linkage + qualifiers),
+            alignment,
+            node.child_by_field_name("initializer") is not None,
+            tuple(declarators),
+        )
 
     def forget_classification(self, name: str, count: int, vector: int) -> None:
         """A new `.reg` can turn a name seen before into a register. Inline asm declares a few
@@ -353,10 +389,12 @@ class _Lowering:
         if count > self.seed_budget or not prefix.isascii() or prefix[-1:].isdigit():
             return
         self.seed_budget -= count
-        cache = self.name_cache
-        for number in range(count):
-            text = f"{prefix}{number}"
-            cache[text.encode()] = (text, _new_register)
+        seeded = self.seeded_names.get(prefix)
+        if seeded is None or len(seeded) < count:
+            # The same prefixes (`%r`, `%rd`, `%f`, `%p`) recur in every function of a file.
+            texts = [f"{prefix}{number}" for number in range(count)]
+            seeded = self.seeded_names[prefix] = [(text.encode(), (text, _new_register)) for text in texts]
+        self.name_cache.update(itertools.islice(seeded, count))
 
     def parameters(self, node: Node | None) -> tuple[ir.Parameter, ...]:
         if node is None:
