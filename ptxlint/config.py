@@ -27,7 +27,6 @@ by default. Command-line `--select` replaces `select`; `--extend-select` and `--
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import fnmatch
 import functools
 import sys
@@ -39,11 +38,6 @@ from ptxlint.context import Options
 from ptxlint.diagnostics import Severity
 from ptxlint.rules import ALL_RULES, RULES_BY_CODE, RULES_BY_NAME
 from ptxlint.rules.base import Rule
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 CONFIG_NAMES = ("ptxlint.toml", "pyproject.toml")  # in one directory, the first found wins
 _LIST_KEYS = ("select", "extend-select", "ignore")
@@ -129,6 +123,8 @@ def expand(selector: str, where: str) -> frozenset[str]:
 
 
 def _suggestion(selector: str) -> str:
+    import difflib  # only for a mistyped selector
+
     candidates = list(RULES_BY_CODE) + list(RULES_BY_NAME)
     close = difflib.get_close_matches(selector, candidates, n=1, cutoff=0.6)
     return f" (did you mean `{close[0]}`?)" if close else "; `ptxlint rules` lists them"
@@ -166,6 +162,12 @@ def _has_ptxlint_table(path: Path) -> bool:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    # Imported here: a run without a configuration file (pre-commit's `--isolated`, the Triton
+    # hook) never needs a TOML parser.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
     try:
         with open(path, "rb") as handle:
             return tomllib.load(handle)

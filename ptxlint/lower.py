@@ -150,6 +150,8 @@ class _Lowering:
         # Literal token -> value, one table per literal kind.
         self.integers: dict[bytes, int] = {}
         self.floats: dict[bytes, float] = {}
+        # `.loc` directive text -> its location (the native walker reads each distinct one once).
+        self.locations: dict[bytes, ir.SourceLocation | None] = {}
         # The line the last span fell on, [line_start, next_line_start): most spans of an
         # instruction share its line, so this spares a bisection per operand.
         self.line_number = 1

@@ -14,7 +14,7 @@ import itertools
 from typing import Iterator
 
 from isa_cases import Case, valid_headers
-from ptxlint.isa.grammar import GRAMMARS, grammar_of
+from ptxlint.isa.grammar import all_grammars, grammar_of
 
 # Modifiers that instructions commonly take, beyond those in the grammars.
 COMMON_MODIFIERS = (
@@ -249,7 +249,7 @@ FIXED_SLOTS: dict[str, frozenset[str]] = {
 
 
 def _pool() -> tuple[str, ...]:
-    values = {value for grammar in GRAMMARS for slot in grammar.slots for value in slot.values}
+    values = {value for grammar in all_grammars() for slot in grammar.slots for value in slot.values}
     return tuple(sorted(values | set(COMMON_MODIFIERS)))
 
 

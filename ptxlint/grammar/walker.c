@@ -95,7 +95,7 @@ typedef struct {
     const long long *line_starts;
     Py_ssize_t line_count;
     Py_ssize_t line, line_start, next_line_start;  /* the line the last span fell on */
-    PyObject *names, *opcodes, *integers, *floats;  /* lowering's caches (new references) */
+    PyObject *names, *opcodes, *integers, *floats, *locations;  /* lowering's caches (new references) */
 } Walk;
 
 static void locate(Walk *walk, Py_ssize_t start) {
@@ -424,7 +424,18 @@ static int statement(Walk *walk, TSNode node, PyObject *scope, PyObject *instruc
         result = statement_in_python(walk, "declare", node, scope);
         if (result != NULL && !refresh_names(walk)) goto failed;
     } else if (kind == W.loc_directive) {
-        result = in_python(walk, "location", node, NULL);
+        /* Equal `.loc` text is an equal location (None included), and Triton writes one every
+         * few lines, most of them repeats: read each distinct one once. */
+        PyObject *token = token_of(walk, node);
+        if (token == NULL) goto failed;
+        result = PyDict_GetItemWithError(walk->locations, token);
+        if (result != NULL) {
+            Py_INCREF(result);
+        } else if (!PyErr_Occurred()) {
+            result = in_python(walk, "location", node, NULL);
+            if (result != NULL && PyDict_SetItem(walk->locations, token, result) < 0) Py_CLEAR(result);
+        }
+        Py_DECREF(token);
         if (result == NULL || PyObject_SetAttrString(walk->builder, "location", result) < 0) goto failed;
         Py_SETREF(*location, Py_NewRef(result));
     } else if (kind == W.branch_targets) {
@@ -459,12 +470,13 @@ static PyObject *lower_block(PyObject *self, PyObject *args) {
     walk.opcodes = attribute(lowering, "opcodes");
     walk.integers = attribute(lowering, "integers");
     walk.floats = attribute(lowering, "floats");
+    walk.locations = attribute(lowering, "locations");
     Py_buffer lines = {0};
     Level *levels = NULL;
     Py_ssize_t depth = 0, capacity = 0;
     PyObject *outcome = NULL;
-    if (!data || !line_table || !instructions || !location || !walk.opcodes || !walk.integers || !walk.floats) goto done;
-    if (!PyBytes_Check(data) || !PyList_Check(instructions) || !PyDict_Check(walk.opcodes) || !refresh_names(&walk)) {
+    if (!data || !line_table || !instructions || !location || !walk.opcodes || !walk.integers || !walk.floats || !walk.locations) goto done;
+    if (!PyBytes_Check(data) || !PyList_Check(instructions) || !PyDict_Check(walk.opcodes) || !PyDict_Check(walk.locations) || !refresh_names(&walk)) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "lower_block: unexpected lowering state");
         goto done;
     }
@@ -534,5 +546,6 @@ done:
     Py_XDECREF(walk.opcodes);
     Py_XDECREF(walk.integers);
     Py_XDECREF(walk.floats);
+    Py_XDECREF(walk.locations);
     return outcome;
 }

@@ -21,10 +21,9 @@ Order is judged only where ptxas judges it (`^`): it accepts most permutations.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 
 @dataclass(frozen=True)
@@ -67,6 +66,10 @@ class Grammar:
         return next((slot for slot in self.slots if slot.takes(modifier)), None)
 
 
+# An instruction's grammar as written: (instruction, slots, exclusions, requirements, when).
+_Written = tuple[str, str, str, str, str]
+
+
 def _parse_slot(text: str) -> Slot:
     """`name=a|b!`, `name=a|b!70` (required from sm_70), `type=f16|f32#3` (three of them),
     `name=a|b^` (directly after the operation words)."""
@@ -79,9 +82,16 @@ def _parse_slot(text: str) -> Slot:
     return Slot(name, literal, patterns, bool(bang), int(required_from or 0), int(count or 1), first)
 
 
-def _grammar(instruction: str, slots: str, exclusions: str = "", requirements: str = "", when: str = "") -> Grammar:
+def _grammar(instruction: str, slots: str, exclusions: str = "", requirements: str = "", when: str = "") -> _Written:
     """``exclusions``: `a+b` pairs that may not appear together; ``requirements``: `a>b`, value
-    `a` needs value or slot `b`."""
+    `a` needs value or slot `b`. Kept as written and parsed when an instruction first needs it:
+    a kernel uses a few of the grammars, and parsing all of them was a tenth of a clean run's
+    start-up."""
+    return (instruction, slots, exclusions, requirements, when)
+
+
+def _parse(written: _Written) -> Grammar:
+    instruction, slots, exclusions, requirements, when = written
     return Grammar(
         instruction,
         tuple(_parse_slot(word) for word in slots.split()),
@@ -175,7 +185,7 @@ _BARRIERS = (("barrier", "aligned", ""), ("barrier.cta", "aligned", ""), ("bar",
              ("bar.cta", "", " ignored_by_ptxas=all|any#9"))
 _MULTIMEM_TYPES = ("b32|b64|u32|u64|s32|s64|f32|f64|f16|f16x2|bf16|bf16x2|e5m2|e5m2x2|e5m2x4|e4m3|e4m3x2|e4m3x4")
 
-GRAMMARS: tuple[Grammar, ...] = (
+_WRITTEN: tuple[_Written, ...] = (
     # --- tcgen05 (§9.7.16)
     _grammar("tcgen05.alloc", f"{_CTA_GROUP}! sync! aligned! space=shared::cta type=b32!"),
     _grammar("tcgen05.dealloc", f"{_CTA_GROUP}! sync! aligned! type=b32!"),
@@ -249,7 +259,7 @@ GRAMMARS: tuple[Grammar, ...] = (
                "and>popc popc>and and>b1") for name in ("wgmma.mma_async", "wgmma.mma_async.sp")),
 )
 
-GRAMMARS += (
+_WRITTEN += (
     # --- warp-level matrix multiply (§9.7.14.4–6)
     *(_grammar(name, f"sync! aligned! {_MMA_SHAPE}! layout=row|col!#2 satfinite {_MMA_KIND} block_scale "
                f"{_MMA_SCALE_VEC} type={_MMA_TYPES}#6 rounding=rn|rz|rm|rp op=xor|and popc {lenient}",
@@ -307,7 +317,7 @@ GRAMMARS += (
              f"vec=v2|v4|v8 type={_MULTIMEM_TYPES}!", _WEAK_HAS_NO_SCOPE, _MULTIMEM_ORDER),
 )
 
-GRAMMARS += (
+_WRITTEN += (
     # --- atomics and reductions with scopes (§9.7.13.5–6)
     _grammar("atom", f"sem=relaxed|acquire|release|acq_rel {_SCOPE} space=global|shared|shared::cta|shared::cluster "
              f"op=and|or|xor|cas|exch|add|inc|dec|min|max! noftz {_L2_HINT} vec=v2|v4|v8 type={_ATOMIC_TYPES}! "
@@ -346,15 +356,26 @@ IGNORED_BY_PTXAS = frozenset({
     "interleave_layout", "swizzle_mode", "swizzle_atomicity", "fill_mode",
 })
 
-_BY_NAME = {grammar.instruction: grammar for grammar in GRAMMARS}
-JUDGED_BASES = frozenset(grammar.instruction.split(".")[0] for grammar in GRAMMARS)
+_WRITTEN_BY_NAME = {written[0]: written for written in _WRITTEN}
+JUDGED_BASES = frozenset(name.split(".")[0] for name in _WRITTEN_BY_NAME)
+
+
+@cache
+def _grammar_named(instruction: str) -> Grammar | None:
+    written = _WRITTEN_BY_NAME.get(instruction)
+    return _parse(written) if written is not None else None
+
+
+def all_grammars() -> tuple[Grammar, ...]:
+    """Every instruction's grammar (the ISA case generator enumerates them)."""
+    return tuple(grammar for name in _WRITTEN_BY_NAME if (grammar := _grammar_named(name)) is not None)
 
 
 @lru_cache(maxsize=4096)
 def grammar_of(base: str, modifiers: tuple[str, ...]) -> tuple[Grammar, int] | None:
     """The grammar of this opcode and how many modifiers name its operation (`tcgen05.ld.red`: 2)."""
     for words in range(min(len(modifiers), 4), -1, -1):
-        grammar = _BY_NAME.get(".".join((base, *modifiers[:words])))
+        grammar = _grammar_named(".".join((base, *modifiers[:words])))
         if grammar is not None:
             if grammar.when and grammar.when.isdisjoint(modifiers):
                 return None
@@ -373,6 +394,8 @@ def _suggestion(grammar: Grammar, modifier: str) -> str:
     """The values the instruction takes in the slot ``modifier`` most resembles."""
     slots = [slot for slot in grammar.slots if slot.name != IGNORED_SLOT]
     values = {value: slot for slot in slots for value in slot.values}
+    import difflib  # only when reporting a problem: a clean run never loads it
+
     close = difflib.get_close_matches(modifier, list(values), n=1, cutoff=0.6)
     if close:
         return f"it takes {values[close[0]].describe()}"
