@@ -130,7 +130,7 @@ def _configure_native_walker() -> None:
 
     classes = (
         ir.Register, ir.SpecialRegister, ir.Symbol, ir.Immediate, ir.Instruction, ir.Guard, ir.Address, ir.Vector,
-        ir.ArgumentList,
+        ir.ArgumentList, ir.Pair, ir.Sink,
     )  # fmt: skip
     syntax.native.configure(
         tuple(shape(cls) for cls in classes), Span, (_new_register, _new_special_register, _new_symbol)
@@ -152,6 +152,8 @@ class _Lowering:
         self.floats: dict[bytes, float] = {}
         # `.loc` directive text -> its location (the native walker reads each distinct one once).
         self.locations: dict[bytes, ir.SourceLocation | None] = {}
+        # Constant-expression operand text (`-1`) -> its folded value (read by the native walker).
+        self.constants: dict[bytes, int | float] = {}
         # The line the last span fell on, [line_start, next_line_start): most spans of an
         # instruction share its line, so this spares a bisection per operand.
         self.line_number = 1

@@ -16,7 +16,7 @@ typedef struct {
     Py_ssize_t offsets[8];
 } Shape;
 
-enum { REGISTER, SPECIAL_REGISTER, SYMBOL, IMMEDIATE, INSTRUCTION, GUARD, ADDRESS, VECTOR, ARGUMENT_LIST, SHAPES };
+enum { REGISTER, SPECIAL_REGISTER, SYMBOL, IMMEDIATE, INSTRUCTION, GUARD, ADDRESS, VECTOR, ARGUMENT_LIST, PAIR, SINK, SHAPES };
 
 static struct {
     bool ready;
@@ -25,8 +25,8 @@ static struct {
     PyObject *leaf_constructors[3];  /* lower.py's _new_register, _new_special_register, _new_symbol */
     TSSymbol identifier, opcode, guard, comment, integer, float_, address, vector, argument_list,
         binary_expression, instruction, call_instruction, label_definition, block, variable_declaration,
-        loc_directive, branch_targets;
-    TSFieldId predicate, negated, left, operator_, right;
+        loc_directive, branch_targets, pair, sink;
+    TSFieldId predicate, negated, left, operator_, right, first, second;
 } W;
 
 static PyObject *configure(PyObject *self, PyObject *args) {
@@ -64,8 +64,10 @@ static PyObject *configure(PyObject *self, PyObject *args) {
     W.call_instruction = KIND("call_instruction"); W.label_definition = KIND("label_definition");
     W.block = KIND("block"); W.variable_declaration = KIND("variable_declaration");
     W.loc_directive = KIND("loc_directive"); W.branch_targets = KIND("branch_targets");
+    W.pair = KIND("pair"); W.sink = KIND("sink");
     W.predicate = FIELD("predicate"); W.negated = FIELD("negated"); W.left = FIELD("left");
     W.operator_ = FIELD("operator"); W.right = FIELD("right");
+    W.first = FIELD("first"); W.second = FIELD("second");
 #undef KIND
 #undef FIELD
     W.ready = true;
@@ -95,7 +97,8 @@ typedef struct {
     const long long *line_starts;
     Py_ssize_t line_count;
     Py_ssize_t line, line_start, next_line_start;  /* the line the last span fell on */
-    PyObject *names, *opcodes, *integers, *floats, *locations;  /* lowering's caches (new references) */
+    PyObject *line_number;  /* `line` as an int, shared by every span on it (most of a big IR's ints) */
+    PyObject *names, *opcodes, *integers, *floats, *locations, *constants;  /* lowering's caches (new references) */
 } Walk;
 
 static void locate(Walk *walk, Py_ssize_t start) {
@@ -109,13 +112,17 @@ static void locate(Walk *walk, Py_ssize_t start) {
     walk->line = low;
     walk->line_start = low > 0 ? walk->line_starts[low - 1] : 0;
     walk->next_line_start = low < walk->line_count ? walk->line_starts[low] : walk->size + 1;
+    Py_XSETREF(walk->line_number, PyLong_FromSsize_t(low));
 }
+
+/* The current line's number as a new reference (NULL after a failed allocation). */
+static PyObject *line_number(Walk *walk) { return Py_XNewRef(walk->line_number); }
 
 static PyObject *span_of(Walk *walk, Py_ssize_t start, Py_ssize_t end) {
     locate(walk, start);
     PyObject *span = W.span->tp_alloc(W.span, 4);
     if (span == NULL) return NULL;
-    PyObject *numbers[4] = {PyLong_FromSsize_t(start), PyLong_FromSsize_t(end), PyLong_FromSsize_t(walk->line),
+    PyObject *numbers[4] = {PyLong_FromSsize_t(start), PyLong_FromSsize_t(end), line_number(walk),
                             PyLong_FromSsize_t(start - walk->line_start + 1)};
     bool failed = false;
     for (int index = 0; index < 4; index++) {
@@ -133,7 +140,7 @@ static PyObject *node_span_of(Walk *walk, TSNode node) {
 /* A leaf operand: its value and the four numbers of its span. Steals `value`. */
 static PyObject *leaf(Walk *walk, int which, PyObject *value, Py_ssize_t start, Py_ssize_t end) {
     locate(walk, start);
-    PyObject *values[5] = {value, PyLong_FromSsize_t(start), PyLong_FromSsize_t(end), PyLong_FromSsize_t(walk->line),
+    PyObject *values[5] = {value, PyLong_FromSsize_t(start), PyLong_FromSsize_t(end), line_number(walk),
                            PyLong_FromSsize_t(start - walk->line_start + 1)};
     return build(which, values);
 }
@@ -304,6 +311,36 @@ static PyObject *vector_operand(Walk *walk, TSNode node, int which) {
     return build(which, values);
 }
 
+/* `p|q`; one with a MISSING half is the Python lowering's. */
+static PyObject *pair_operand(Walk *walk, TSNode node) {
+    TSNode first = ts_node_child_by_field_id(node, W.first), second = ts_node_child_by_field_id(node, W.second);
+    if (ts_node_is_null(first) || ts_node_is_null(second)) return in_python(walk, "operand", node, NULL);
+    PyObject *values[3] = {operand(walk, first), NULL, NULL};
+    values[1] = values[0] != NULL ? operand(walk, second) : NULL;
+    values[2] = values[1] != NULL ? node_span_of(walk, node) : NULL;
+    return build(PAIR, values);
+}
+
+/* Any other operand (`-1`, `(4*8)`, `!p`) is the Python lowering's; a constant one folds to the
+ * same value wherever its text recurs (nvcc writes `-1` thousands of times), so its value is
+ * kept by text and only its span is new. */
+static PyObject *other_operand(Walk *walk, TSNode node) {
+    PyObject *token = token_of(walk, node);
+    if (token == NULL) return NULL;
+    PyObject *value = PyDict_GetItemWithError(walk->constants, token), *result = NULL;
+    if (value != NULL) {
+        result = leaf(walk, IMMEDIATE, Py_NewRef(value), ts_node_start_byte(node), ts_node_end_byte(node));
+    } else if (!PyErr_Occurred()) {
+        result = in_python(walk, "operand", node, NULL);
+        if (result != NULL && Py_IS_TYPE(result, W.shapes[IMMEDIATE].type)) {
+            value = *(PyObject **)((char *)result + W.shapes[IMMEDIATE].offsets[0]);
+            if (PyDict_SetItem(walk->constants, token, value) < 0) Py_CLEAR(result);
+        }
+    }
+    Py_DECREF(token);
+    return result;
+}
+
 static PyObject *operand(Walk *walk, TSNode node) {
     TSSymbol kind = ts_node_symbol(node);
     if (kind == W.identifier) return name_operand(walk, node);
@@ -311,7 +348,12 @@ static PyObject *operand(Walk *walk, TSNode node) {
     if (kind == W.address) return address_operand(walk, node);
     if (kind == W.vector) return vector_operand(walk, node, VECTOR);
     if (kind == W.argument_list) return vector_operand(walk, node, ARGUMENT_LIST);
-    return in_python(walk, "operand", node, NULL);
+    if (kind == W.pair) return pair_operand(walk, node);
+    if (kind == W.sink) {
+        PyObject *values[1] = {node_span_of(walk, node)};
+        return build(SINK, values);
+    }
+    return other_operand(walk, node);
 }
 
 static PyObject *guard_of(Walk *walk, TSNode node) {
@@ -471,12 +513,13 @@ static PyObject *lower_block(PyObject *self, PyObject *args) {
     walk.integers = attribute(lowering, "integers");
     walk.floats = attribute(lowering, "floats");
     walk.locations = attribute(lowering, "locations");
+    walk.constants = attribute(lowering, "constants");
     Py_buffer lines = {0};
     Level *levels = NULL;
     Py_ssize_t depth = 0, capacity = 0;
     PyObject *outcome = NULL;
-    if (!data || !line_table || !instructions || !location || !walk.opcodes || !walk.integers || !walk.floats || !walk.locations) goto done;
-    if (!PyBytes_Check(data) || !PyList_Check(instructions) || !PyDict_Check(walk.opcodes) || !PyDict_Check(walk.locations) || !refresh_names(&walk)) {
+    if (!data || !line_table || !instructions || !location || !walk.opcodes || !walk.integers || !walk.floats || !walk.locations || !walk.constants) goto done;
+    if (!PyBytes_Check(data) || !PyList_Check(instructions) || !PyDict_Check(walk.opcodes) || !PyDict_Check(walk.locations) || !PyDict_Check(walk.constants) || !refresh_names(&walk)) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "lower_block: unexpected lowering state");
         goto done;
     }
@@ -547,5 +590,7 @@ done:
     Py_XDECREF(walk.integers);
     Py_XDECREF(walk.floats);
     Py_XDECREF(walk.locations);
+    Py_XDECREF(walk.constants);
+    Py_XDECREF(walk.line_number);
     return outcome;
 }
