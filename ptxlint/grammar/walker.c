@@ -4,9 +4,11 @@
  * It mirrors _Lowering.block and _Lowering.instruction in ptxlint/lower.py, which stay the
  * reference: whatever is rare or intricate (declarations, labels, `.loc`, branch-target lists,
  * constant expressions, unusual operands) is handed back to the same Python methods with a
- * native Node, so both paths share those semantics by construction. What is done here is the
- * bulk of every real file: instructions, their names, literals, guards, `[r+8]` addresses and
- * brace vectors. tests/test_native_front_end.py asserts the IR is identical either way. */
+ * native Node, so both paths share those semantics by construction; where such a statement or
+ * operand recurs verbatim (a `.loc`, a `-1`), its answer is kept by text. What is done here is
+ * the bulk of every real file: instructions, their names, literals, guards, `[r+8]` addresses,
+ * brace vectors, `p|q` pairs and `_`. tests/test_native_front_end.py asserts the IR is identical
+ * either way. */
 
 /* How the IR's slot classes are filled: the type and the byte offset of each field's slot, in
  * field order, read from the classes' own member descriptors once (configure()). */
