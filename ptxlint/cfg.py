@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Iterable
 
 from ptxlint import ir
 from ptxlint.callgraph import callee_name
@@ -197,6 +198,17 @@ class ControlFlowGraph:
             if len(leaving) == 1 and leaving[0][1] != self.exit:
                 found[leaving[0]] = header
         return found
+
+    def reaching(self, targets: Iterable[int]) -> frozenset[int]:
+        """The blocks from which some block of ``targets`` can be reached (``targets`` included)."""
+        found = set(targets)
+        pending = list(found)
+        while pending:
+            for predecessor in self.predecessors(pending.pop()):
+                if predecessor not in found:
+                    found.add(predecessor)
+                    pending.append(predecessor)
+        return frozenset(found)
 
     def influence_region(self, branch_block: int) -> frozenset[int]:
         """Blocks reachable from a branch before its immediate post-dominator is reached: the

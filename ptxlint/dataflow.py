@@ -19,7 +19,7 @@ from __future__ import annotations
 import bisect
 import heapq
 from dataclasses import dataclass
-from typing import Callable, Generic, Iterable, Iterator, Protocol, Sequence, TypeVar
+from typing import Callable, Collection, Generic, Iterable, Iterator, Protocol, Sequence, TypeVar
 
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import current_deadline
@@ -71,9 +71,15 @@ class Solution(Generic[State]):
         return self.block_entry.get(block, analysis.bottom())
 
 
-def solve_forward(cfg: ControlFlowGraph, analysis: ForwardAnalysis[State]) -> Solution[State]:
-    """Iterate to the least fixed point, visiting blocks in reverse post-order priority."""
-    if not cfg.blocks:
+def solve_forward(
+    cfg: ControlFlowGraph, analysis: ForwardAnalysis[State], within: Collection[int] | None = None
+) -> Solution[State]:
+    """Iterate to the least fixed point, visiting blocks in reverse post-order priority.
+
+    ``within``: solve only these blocks, following no edge out of them. The states are those of
+    the whole solution when no block outside leads back into them (the blocks from which the
+    ones a client reads can be reached: ``ControlFlowGraph.reaching``)."""
+    if not cfg.blocks or (within is not None and 0 not in within):
         return Solution(cfg, {}, {}, True)
     order = cfg.rpo_number
     refine = getattr(analysis, "refine", None)
@@ -105,7 +111,7 @@ def solve_forward(cfg: ControlFlowGraph, analysis: ForwardAnalysis[State]) -> So
             state = transfer(index, instructions[index], state)
         block_exit[block] = state
         for successor in cfg.blocks[block].successors:
-            if successor == cfg.exit:
+            if successor == cfg.exit or (within is not None and successor not in within):
                 continue
             incoming = refine(block, successor, state) if refine is not None else state
             previous = arrived.get(successor)

@@ -256,3 +256,12 @@ def test_post_dominator_without_agrees_with_the_definition(path: Path) -> None:
             for removed in [frozenset(), *(frozenset({edge}) for edge in edges[:6])]:
                 expected = _post_dominator_without_by_definition(graph, start, removed)
                 assert graph.post_dominator_without(start, removed) == expected, (function.name, start, removed)
+
+
+def test_reaching_is_backward_reachability() -> None:
+    graph = cfg.build(function_of(DIAMOND))
+    assert graph.reaching([1]) == frozenset({0, 1})
+    assert graph.reaching([3]) == frozenset({0, 1, 2, 3})
+    loop = cfg.build(function_of(LOOP))
+    assert loop.reaching([1]) == frozenset({0, 1})  # the loop block reaches itself
+    assert loop.reaching([]) == frozenset()

@@ -60,3 +60,13 @@ def test_instruction_states_pair_before_and_after() -> None:
     solution = solve_forward(graph, analysis)
     states = list(instruction_states(solution, analysis, 0))
     assert states[0][2] == frozenset() and states[0][3] == frozenset({"%p1"})
+
+
+def test_solving_within_the_blocks_that_reach_a_block_gives_their_states() -> None:
+    graph = cfg.build(function_of(DIAMOND))
+    whole = solve_forward(graph, TakenEdges())
+    within = graph.reaching([1])  # the entry and one arm: nothing outside leads back in
+    part = solve_forward(graph, TakenEdges(), within=within)
+    assert set(part.block_entry) == within
+    assert all(part.block_entry[block] == whole.block_entry[block] for block in within)
+    assert solve_forward(graph, TakenEdges(), within=frozenset({3})).block_entry == {}  # entry outside

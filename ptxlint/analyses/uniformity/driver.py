@@ -16,7 +16,7 @@ from ptxlint.analyses.registers import RegisterIndex, register_index
 from ptxlint.analyses.uniformity.analysis import UniformityAnalysis
 from ptxlint.analyses.uniformity.facts import CalledCollective, FunctionUniformity, ModuleUniformity, Summaries
 from ptxlint.analyses.uniformity.lattice import Value, join
-from ptxlint.analyses.uniformity.static import StaticFacts, fresh_register_index
+from ptxlint.analyses.uniformity.static import StaticFacts, fresh_register_index, records_facts
 from ptxlint.callgraph import CallGraph, callee_name
 from ptxlint.context import ModuleContext, Options
 from ptxlint.dataflow import instruction_states, solve_forward
@@ -139,26 +139,17 @@ def _analyze_function(
             statics[function.name] = known
     graph, lanes, requirements, calls, static = known
     analysis = UniformityAnalysis(function, graph, lanes, summaries, requirements, static, thread_spaces, keep_dead_registers)
-    solution = solve_forward(graph, analysis)
+    solution = solve_forward(graph, analysis, within=static.solved_blocks)
     analysis.recording = {}
     analysis.record_everything = everything
     # Replay the blocks whose facts someone reads: collectives, calls, stores of return values.
     for block in graph.reverse_post_order:
-        if block in solution.block_entry and (everything or _has_recorded_facts(function, graph.blocks[block], requirements)):
+        if block in solution.block_entry and (everything or records_facts(function, graph.blocks[block], requirements)):
             for _ in instruction_states(solution, analysis, block):
                 pass
     facts = analysis.recording
     analysis.recording = None
     return analysis, FunctionUniformity(function, graph, facts, requirements, calls, solution.converged)
-
-
-def _has_recorded_facts(function: ir.Function, block: cfg_module.Block, requirements: dict[int, Collective]) -> bool:
-    instructions = function.instructions
-    for index in block.instruction_indices:
-        base = instructions[index].opcode.base
-        if index in requirements or base == "call" or (base == "st" and function.return_parameters):
-            return True
-    return False
 
 
 def _called_collectives(graph: CallGraph, functions, direct) -> dict[str, tuple[CalledCollective, ...]]:

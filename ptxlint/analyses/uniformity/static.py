@@ -33,7 +33,7 @@ class StaticFacts:
 
     __slots__ = (
         "names", "branches", "ending_at", "plans", "private_local", "correlated", "visited_by_block", "invariant",
-        "liveness", "key_bits",
+        "liveness", "key_bits", "solved_blocks",
     )
 
     def __init__(
@@ -52,10 +52,16 @@ class StaticFacts:
         self.private_local = not any(
             instruction.opcode.base == "cvta" and instruction.opcode.has("local") for instruction in instructions
         )
+        # The blocks whose states matter: those from which a block with facts to record can be
+        # reached (what comes after the last collective, call or return store changes none).
+        self.solved_blocks: frozenset[int] | None = None
         if dense:
             visited: Sequence[int] = range(len(instructions))
             valued: Collection[int] = visited
         else:
+            self.solved_blocks = graph.reaching(
+                block.index for block in graph.blocks if records_facts(function, block, collectives)
+            )
             relevant, valued = _relevant_instructions(function, kinds, collectives, self.private_local, registers)
             visited = sorted(relevant)
         self.visited_by_block = indices_by_block(graph, visited)
@@ -78,6 +84,17 @@ class StaticFacts:
         register_of = {key: register_of_key(key) for key in names.written_more_than_once}
         self.liveness = live_in(graph, registers, sorted(set(register_of.values())))
         self.key_bits = {key: self.liveness.bits[register] for key, register in register_of.items()}
+
+
+def records_facts(function: ir.Function, block: cfg_module.Block, collectives: dict[int, Collective]) -> bool:
+    """Whether ``block`` holds an instruction whose facts the analysis records: a collective, a
+    call, or (in a function that returns a value) a store that may set it."""
+    instructions = function.instructions
+    for index in block.instruction_indices:
+        base = instructions[index].opcode.base
+        if index in collectives or base == "call" or (base == "st" and function.return_parameters):
+            return True
+    return False
 
 
 def _relevant_instructions(
