@@ -14,6 +14,8 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class CallSite:
+    """A ``call`` instruction: who calls whom (None for an indirect call) and where."""
+
     caller: str
     callee: str | None  # None for an indirect call through a register
     instruction_index: int

@@ -51,6 +51,8 @@ def leaves_function(instruction: ir.Instruction) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Block:
+    """A basic block: a range of instruction indices and its edges."""
+
     index: int
     start: int  # first instruction (index into Function.instructions)
     end: int  # one past the last instruction; start == end for an empty block at a final label

@@ -77,6 +77,8 @@ class Options:
 
 @dataclass
 class ModuleContext:
+    """The module being linted and the analyses computed on it so far."""
+
     module: Module
     options: Options = field(default_factory=Options)
     deadline: Deadline = UNLIMITED

@@ -62,6 +62,8 @@ class ForwardAnalysis(Protocol[State]):
 
 @dataclass(frozen=True)
 class Solution(Generic[State]):
+    """The fixed point of a forward analysis: the state at the entry and exit of each block."""
+
     cfg: ControlFlowGraph
     block_entry: dict[int, State]
     block_exit: dict[int, State]

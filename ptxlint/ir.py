@@ -274,6 +274,8 @@ class SourceLocation:
 
 @dataclass(frozen=True, slots=True)
 class Instruction:
+    """One instruction: opcode, operands (destinations first), guard, spans, scope and `.loc`."""
+
     opcode: Opcode
     operands: tuple[Operand, ...]
     destination_count: int
@@ -330,6 +332,8 @@ class VariableDeclaration:
 
 @dataclass(frozen=True, slots=True)
 class Parameter:
+    """A kernel or function parameter (``.param`` or ``.reg``), or a return parameter."""
+
     name: str
     space: str
     type: str
@@ -350,6 +354,8 @@ class FunctionDirective:
 
 @dataclass(frozen=True, slots=True)
 class Label:
+    """A label definition ``L:`` in a function body."""
+
     name: str
     scope: int
     index: int  # the instruction the label stands before (len(instructions) at the end)
@@ -379,6 +385,8 @@ class Scope:
 
 @dataclass(frozen=True, slots=True)
 class Function:
+    """An ``.entry`` or ``.func``: its signature, declarations and instructions in textual order."""
+
     kind: str  # "entry" or "func"
     name: str
     linkage: tuple[str, ...]
@@ -439,6 +447,8 @@ class Function:
 
 @dataclass(frozen=True, slots=True)
 class Target:
+    """One architecture named by ``.target`` (``sm_100a``)."""
+
     name: str
     span: Span
 
@@ -453,6 +463,8 @@ class SyntaxProblem:
 
 @dataclass(frozen=True, slots=True)
 class Module:
+    """One PTX file: its header directives, module-scope variables and functions."""
+
     source: SourceFile
     version: tuple[int, int] | None
     version_span: Span | None

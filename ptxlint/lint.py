@@ -31,6 +31,8 @@ _BINARY_PROBE = 8192  # a NUL byte in the first 8 KiB marks a binary file (cubin
 
 @dataclass(frozen=True)
 class LintSettings:
+    """What the driver needs to lint a file: the rules, options, size limit and overrides."""
+
     rules: tuple[Rule, ...] = tuple(rule for rule in ALL_RULES if rule.enabled_by_default)
     options: Options = field(default_factory=Options)
     max_file_size: int = DEFAULT_MAX_FILE_SIZE

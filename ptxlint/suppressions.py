@@ -38,6 +38,8 @@ class SuppressedCode:
 
 @dataclass(frozen=True, slots=True)
 class Suppression:
+    """A ``// ptxlint: ignore[...]`` comment: the lines and codes it covers."""
+
     span: Span  # the whole comment
     whole_file: bool
     lines: tuple[int, ...]  # the lines covered (empty for file-wide suppressions)

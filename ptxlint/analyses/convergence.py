@@ -27,6 +27,8 @@ from ptxlint.isa.aligned import Collective, Scope
 
 @dataclass(frozen=True, slots=True)
 class Site:
+    """A collective, or a call reaching one, with its uniformity facts."""
+
     function: FunctionUniformity
     index: int
     instruction: ir.Instruction

@@ -184,6 +184,8 @@ class Roles:
 
 @dataclass(frozen=True)
 class FunctionRoles:
+    """Which warps reach each instruction of a function."""
+
     branches: BranchTable
     solution: Solution[int]
     warp_count: int

@@ -178,6 +178,8 @@ class Availability:
 
 @dataclass(frozen=True)
 class Gate:
+    """What an instruction or one of its qualifiers needs: a PTX version and targets."""
+
     instruction: tuple[str, ...]  # ("tcgen05", "ld", "red")
     qualifier: str | None
     availability: Availability

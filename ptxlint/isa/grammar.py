@@ -28,6 +28,8 @@ from functools import cache, lru_cache
 
 @dataclass(frozen=True)
 class Slot:
+    """One qualifier slot of an instruction's grammar: its name and the values it takes."""
+
     name: str
     values: tuple[str, ...]
     patterns: tuple[re.Pattern[str], ...]
@@ -52,6 +54,8 @@ class Slot:
 
 @dataclass(frozen=True)
 class Grammar:
+    """The qualifier grammar of one instruction: its slots, exclusions and requirements."""
+
     instruction: str  # "tcgen05.ld.red"
     slots: tuple[Slot, ...]
     # Pairs of values that may not appear together (`.abs` with an integer type).
@@ -385,6 +389,8 @@ def grammar_of(base: str, modifiers: tuple[str, ...]) -> tuple[Grammar, int] | N
 
 @dataclass(frozen=True)
 class GrammarProblem:
+    """What is wrong with an opcode's qualifiers, and which modifier to point at."""
+
     index: int | None  # the modifier to point at; None: the opcode
     message: str
     help: str | None = None

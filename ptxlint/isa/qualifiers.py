@@ -41,6 +41,8 @@ _TCGEN05_LD_ST_OPERANDS = 2
 
 @dataclass(frozen=True)
 class QualifierProblem:
+    """A qualifier combination ptxas rejects, and which modifier to point at."""
+
     index: int | None
     message: str
     help: str | None = None

@@ -94,6 +94,8 @@ VECTOR_WIDTHS = {"v2": 2, "v4": 4, "v8": 8}
 
 @dataclass(frozen=True)
 class VectorExpectation:
+    """How many registers a vector operand must hold, and what it is called in messages."""
+
     count: int
     what: str  # "the destination registers of `.32x32b.x2`"
 

@@ -28,6 +28,8 @@ TARGET_OPTIONS = frozenset({"debug", "texmode_unified", "texmode_independent", "
 
 @dataclass(frozen=True, order=True)
 class Target:
+    """An ``sm_NN`` architecture with its suffix (``a``: arch-specific, ``f``: family)."""
+
     number: int  # 100 for sm_100a
     suffix: str  # "", "a" or "f"
 

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Limit:
+    """The range an operand's value must lie in."""
+
     what: str  # "the column count of `tcgen05.alloc`"
     low: int
     high: int

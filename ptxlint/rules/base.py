@@ -23,6 +23,8 @@ DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "E
 
 @dataclass(frozen=True)
 class Rule:
+    """One rule: its permanent code and name, severity, one-line summary, documentation and check."""
+
     code: str
     name: str
     severity: Severity

@@ -43,6 +43,8 @@ class CalledCollective:
 
 @dataclass
 class FunctionUniformity:
+    """The uniformity facts of one analysed function, by instruction index."""
+
     function: ir.Function
     cfg: cfg_module.ControlFlowGraph
     facts: dict[int, InstructionFacts]
@@ -53,6 +55,8 @@ class FunctionUniformity:
 
 @dataclass
 class ModuleUniformity:
+    """The uniformity facts of every analysed function, by name."""
+
     functions: dict[str, FunctionUniformity] = field(default_factory=dict)
 
 
