@@ -67,6 +67,9 @@ _DeclarationShape = tuple[
     str, str, int, tuple[str, ...], int | None, bool, tuple[tuple[str, int, tuple[int | None, ...], int, int], ...]
 ]
 
+# Longer declarations (tables with initializers) are read each time rather than kept as keys.
+_SHORT_DECLARATION = 256
+
 _STATE_SPACES = frozenset(
     {".reg", ".sreg", ".const", ".global", ".local", ".param", ".shared", ".tex"}
 )
@@ -314,13 +317,13 @@ class _Lowering:
         return name, count, tuple(dimensions)
 
     def variable_declarations(self, node: Node, scope: int = 0) -> list[Any]:
-        start = node.start_byte
-        if node.has_error:
+        start, end = node.start_byte, node.end_byte
+        if node.has_error or end - start > _SHORT_DECLARATION:
             shape = self.declaration_shape(node)
         else:
             # CUTLASS's inline asm repeats a handful of declarations thousands of times
             # (`.reg .pred p;`): equal text without errors is the same tree, so read it once.
-            text = self.data[start : node.end_byte]
+            text = self.data[start:end]
             shape = self.declaration_shapes.get(text)
             if shape is None:
                 shape = self.declaration_shapes[text] = self.declaration_shape(node)
