@@ -5,7 +5,7 @@ their correlations and the liveness of the registers the state holds."""
 
 from __future__ import annotations
 
-from typing import Collection, Sequence
+from typing import Callable, Collection, Sequence
 
 from ptxlint import cfg as cfg_module
 from ptxlint import ir
@@ -62,7 +62,11 @@ class StaticFacts:
             self.solved_blocks = graph.reaching(
                 block.index for block in graph.blocks if records_facts(function, block, collectives)
             )
-            relevant, valued = _relevant_instructions(function, kinds, collectives, self.private_local, registers)
+            solved = self.solved_blocks
+            relevant, valued = _relevant_instructions(
+                function, kinds, collectives, self.private_local, registers,
+                seeded=lambda index: graph.block_of(index) in solved,
+            )
             visited = sorted(relevant)
         self.visited_by_block = indices_by_block(graph, visited)
         self.names = names = RegisterNames(function, visited)
@@ -99,7 +103,7 @@ def records_facts(function: ir.Function, block: cfg_module.Block, collectives: d
 
 def _relevant_instructions(
     function: ir.Function, kinds: list[int], collectives: dict[int, Collective], private_local: bool,
-    registers: RegisterIndex,
+    registers: RegisterIndex, seeded: Callable[[int], bool],
 ) -> tuple[set[int], set[int]]:
     """The instructions whose transfer can change a fact the rules read, as LLVM's analysis
     follows def-use chains instead of visiting everything, and among them those whose result is
@@ -118,6 +122,8 @@ def _relevant_instructions(
         kind = kinds[index]
         if kind == STORE_LOCAL:
             local_writers.append(index)
+        if not seeded(index):
+            continue
         if kind in _ALWAYS_RELEVANT or instruction.opcode.base in _BRANCHES:
             valued.add(index)
         elif index in collectives:
