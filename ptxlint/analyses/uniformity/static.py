@@ -110,8 +110,9 @@ def _relevant_instructions(
     read (``valued``). Collectives are relevant for their guard and the operands that must be
     uniform; branches, exits, calls and `.param` stores always; every instruction writing a
     register a relevant instruction reads is valued, transitively. Most of a kernel (the math of
-    its tiles, the accumulators of its matrix instructions) feeds none of them. Registers are
-    related by name across scopes: a superset, never less."""
+    its tiles, the accumulators of its matrix instructions) feeds none of them. Only the
+    instructions ``seeded`` accepts start a chain (those in the blocks the solver visits).
+    Registers are related by name across scopes: a superset, never less."""
     instructions = function.instructions
     writers = registers.writers
     local_writers: list[int] = []  # what `ld.local` reads (LOCAL_KEY): every `st.local`
