@@ -16,7 +16,7 @@ from ptxlint.analyses.registers import RegisterIndex, register_index
 from ptxlint.analyses.uniformity.analysis import UniformityAnalysis
 from ptxlint.analyses.uniformity.facts import CalledCollective, FunctionUniformity, ModuleUniformity, Summaries
 from ptxlint.analyses.uniformity.lattice import Value, join
-from ptxlint.analyses.uniformity.static import StaticFacts, fresh_register_index, records_facts
+from ptxlint.analyses.uniformity.static import StaticFacts, fresh_register_index
 from ptxlint.callgraph import CallGraph, callee_name
 from ptxlint.context import ModuleContext, Options
 from ptxlint.dataflow import instruction_states, solve_forward
@@ -144,7 +144,7 @@ def _analyze_function(
     analysis.record_everything = everything
     # Replay the blocks whose facts someone reads: collectives, calls, stores of return values.
     for block in graph.reverse_post_order:
-        if block in solution.block_entry and (everything or records_facts(function, graph.blocks[block], requirements)):
+        if block in solution.block_entry and (everything or block in static.recorded_blocks):
             for _ in instruction_states(solution, analysis, block):
                 pass
     facts = analysis.recording

@@ -33,7 +33,7 @@ class StaticFacts:
 
     __slots__ = (
         "names", "branches", "ending_at", "plans", "private_local", "correlated", "visited_by_block", "invariant",
-        "liveness", "key_bits", "solved_blocks",
+        "liveness", "key_bits", "recorded_blocks", "solved_blocks",
     )
 
     def __init__(
@@ -52,16 +52,18 @@ class StaticFacts:
         self.private_local = not any(
             instruction.opcode.base == "cvta" and instruction.opcode.has("local") for instruction in instructions
         )
-        # The blocks whose states matter: those from which a block with facts to record can be
-        # reached (what comes after the last collective, call or return store changes none).
+        # The blocks holding facts to record, and those whose states matter: the blocks from
+        # which one of them can be reached (what follows the last collective, call or return
+        # store changes none).
+        self.recorded_blocks = frozenset(
+            block.index for block in graph.blocks if _records_facts(function, block, collectives)
+        )
         self.solved_blocks: frozenset[int] | None = None
         if dense:
             visited: Sequence[int] = range(len(instructions))
             valued: Collection[int] = visited
         else:
-            self.solved_blocks = graph.reaching(
-                block.index for block in graph.blocks if records_facts(function, block, collectives)
-            )
+            self.solved_blocks = graph.reaching(self.recorded_blocks)
             solved = self.solved_blocks
             relevant, valued = _relevant_instructions(
                 function, kinds, collectives, self.private_local, registers,
@@ -90,7 +92,7 @@ class StaticFacts:
         self.key_bits = {key: self.liveness.bits[register] for key, register in register_of.items()}
 
 
-def records_facts(function: ir.Function, block: cfg_module.Block, collectives: dict[int, Collective]) -> bool:
+def _records_facts(function: ir.Function, block: cfg_module.Block, collectives: dict[int, Collective]) -> bool:
     """Whether ``block`` holds an instruction whose facts the analysis records: a collective, a
     call, or (in a function that returns a value) a store that may set it."""
     instructions = function.instructions
