@@ -21,22 +21,24 @@ from ptxlint.source import SourceFile, Span
 
 
 class _CompactSpan:
-    """The span of a leaf operand, stored as its four numbers rather than as a Span tuple.
+    """The span of a leaf operand, stored as numbers in the object's own slots rather than as a
+    Span tuple: its start, length, line and column.
 
-    A big kernel has about two leaf operands per line; keeping their positions in the object's
-    own slots spares a tuple each (48 bytes, a fifth of the IR), and the rare reader of ``span``
-    gets an equal Span built on demand. The constructor still takes ``(value, span)``.
+    A big kernel has about two leaf operands per line; keeping their positions in slots spares a
+    tuple each (48 bytes, a fifth of the IR), and the length, unlike the end, is nearly always a
+    small integer Python shares rather than one more object. The rare reader of ``span`` gets an
+    equal Span built on demand. The constructor still takes ``(value, span)``.
     """
 
     __slots__ = ()
     _start: int
-    _end: int
+    _length: int
     _line: int
     _column: int
 
     @property
     def span(self) -> Span:
-        return _tuple_new(Span, (self._start, self._end, self._line, self._column))
+        return _tuple_new(Span, (self._start, self._start + self._length, self._line, self._column))
 
 
 _tuple_new = tuple.__new__
@@ -47,11 +49,12 @@ def _with_compact_span(cls: type) -> type:
     and repr of a plain ``(first, span)`` dataclass."""
     first = dataclasses.fields(cls)[0].name
     set_first = cls.__dict__[first].__set__
-    setters = [cls.__dict__[name].__set__ for name in ("_start", "_end", "_line", "_column")]
+    setters = [cls.__dict__[name].__set__ for name in ("_start", "_length", "_line", "_column")]
 
     def __init__(self: _CompactSpan, value: object, span: Span) -> None:  # noqa: N807
         set_first(self, value)
-        for set_number, number in zip(setters, span):
+        start, end, line, column = span
+        for set_number, number in zip(setters, (start, end - start, line, column)):
             set_number(self, number)
 
     def __repr__(self: _CompactSpan) -> str:  # noqa: N807
@@ -69,7 +72,7 @@ class Register(_CompactSpan):
 
     name: str
     _start: int
-    _end: int
+    _length: int
     _line: int
     _column: int
 
@@ -81,7 +84,7 @@ class SpecialRegister(_CompactSpan):
 
     name: str
     _start: int
-    _end: int
+    _length: int
     _line: int
     _column: int
 
@@ -93,7 +96,7 @@ class Symbol(_CompactSpan):
 
     name: str
     _start: int
-    _end: int
+    _length: int
     _line: int
     _column: int
 
@@ -105,7 +108,7 @@ class Immediate(_CompactSpan):
 
     value: int | float
     _start: int
-    _end: int
+    _length: int
     _line: int
     _column: int
 
@@ -272,18 +275,63 @@ class SourceLocation:
     inlined_at: SourceLocation | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False, repr=False)
 class Instruction:
-    """One instruction: opcode, operands (destinations first), guard, spans, scope and `.loc`."""
+    """One instruction: opcode, operands (destinations first), guard, spans, scope and `.loc`.
+
+    Constructed as ``Instruction(opcode, operands, destination_count, guard, span, opcode_span,
+    scope, location=None)``. The two spans are kept as numbers in slots, like a leaf operand's
+    (see :class:`_CompactSpan`), and built on demand: the opcode starts on the instruction's line
+    but in the rarest layouts, so its own start, line and column are needed only then. Two
+    tuples and three integers fewer per instruction are a sixth of a big kernel's IR.
+    """
 
     opcode: Opcode
     operands: tuple[Operand, ...]
     destination_count: int
     guard: Guard | None
-    span: Span
-    opcode_span: Span
     scope: int
-    location: SourceLocation | None = None
+    location: SourceLocation | None
+    _start: int
+    _length: int
+    _line: int
+    _column: int
+    _opcode_offset: int  # from the instruction's start; the opcode's length is its text's
+    _distant_opcode_span: Span | None  # the opcode's span when it starts on a later line
+
+    def __init__(
+        self,
+        opcode: Opcode,
+        operands: tuple[Operand, ...],
+        destination_count: int,
+        guard: Guard | None,
+        span: Span,
+        opcode_span: Span,
+        scope: int,
+        location: SourceLocation | None = None,
+    ) -> None:
+        fields = (opcode, operands, destination_count, guard, scope, location, *instruction_positions(opcode, span, opcode_span))
+        for name, value in zip(_INSTRUCTION_FIELDS, fields):
+            object.__setattr__(self, name, value)
+
+    def __repr__(self) -> str:
+        return (
+            f"Instruction(opcode={self.opcode!r}, operands={self.operands!r}, destination_count={self.destination_count!r}, "
+            f"guard={self.guard!r}, span={self.span!r}, opcode_span={self.opcode_span!r}, scope={self.scope!r}, "
+            f"location={self.location!r})"
+        )
+
+    @property
+    def span(self) -> Span:
+        return _tuple_new(Span, (self._start, self._start + self._length, self._line, self._column))
+
+    @property
+    def opcode_span(self) -> Span:
+        distant = self._distant_opcode_span
+        if distant is not None:
+            return distant
+        start = self._start + self._opcode_offset
+        return _tuple_new(Span, (start, start + len(self.opcode.text), self._line, self._column + self._opcode_offset))
 
     @property
     def destinations(self) -> tuple[Operand, ...]:
@@ -299,6 +347,17 @@ class Instruction:
         start = self.opcode_span.start + self.opcode.modifier_offset(index) - 1
         column = self.opcode_span.column + (start - self.opcode_span.start)
         return Span(start, start + len(modifier) + 1, self.opcode_span.line, column)
+
+
+def instruction_positions(opcode: Opcode, span: Span, opcode_span: Span) -> tuple[int, int, int, int, int, Span | None]:
+    """The numbers :class:`Instruction` keeps of its two spans, in field order."""
+    start, end, line, column = span
+    derivable = opcode_span.line == line and opcode_span.end - opcode_span.start == len(opcode.text)
+    distant = None if derivable else opcode_span
+    return start, end - start, line, column, opcode_span.start - start, distant
+
+
+_INSTRUCTION_FIELDS = tuple(field.name for field in dataclasses.fields(Instruction))
 
 
 # ----------------------------------------------------------------------------- declarations

@@ -93,18 +93,22 @@ def lower(source: SourceFile, *, reference: bool = False) -> ir.Module:
             gc.enable()
 
 
-def _fast_constructor(cls: type) -> Callable[..., Any]:
+def _fast_constructor(cls: type, leaf: bool = False) -> Callable[..., Any]:
     """A positional constructor for a frozen slots dataclass that skips its generated __init__.
 
     A frozen dataclass sets each field through ``object.__setattr__``, which made object creation
     the largest cost of lowering big files. This writes the slots directly, in field order (for a
-    leaf operand: its value and the four numbers of its span); the objects are indistinguishable
-    from ones built by ``cls(...)``.
+    ``leaf`` operand: its value and its span's start, end, line and column, of which it keeps the
+    length); the objects are indistinguishable from ones built by ``cls(...)``.
     """
     names = [field.name for field in dataclasses.fields(cls)]
     setters = {f"set_{name}": cls.__dict__[name].__set__ for name in names}
     arguments = ", ".join(names)
-    body = "".join(f"    set_{name}(instance, {name})\n" for name in names)
+    values = {name: name for name in names}
+    if leaf:
+        arguments = arguments.replace("_length", "_end")
+        values["_length"] = "_end - _start"
+    body = "".join(f"    set_{name}(instance, {values[name]})\n" for name in names)
     code = f"def construct({arguments}):\n    instance = new(cls)\n{body}    return instance\n"
     namespace: dict[str, Any] = {"new": object.__new__, "cls": cls, **setters}
     exec(code, namespace)  # noqa: S102 - generated from the dataclass's own field names
@@ -112,15 +116,23 @@ def _fast_constructor(cls: type) -> Callable[..., Any]:
 
 
 _tuple_new = tuple.__new__
-_new_register = _fast_constructor(ir.Register)
-_new_special_register = _fast_constructor(ir.SpecialRegister)
-_new_symbol = _fast_constructor(ir.Symbol)
-_new_immediate = _fast_constructor(ir.Immediate)
+_new_register = _fast_constructor(ir.Register, leaf=True)
+_new_special_register = _fast_constructor(ir.SpecialRegister, leaf=True)
+_new_symbol = _fast_constructor(ir.Symbol, leaf=True)
+_new_immediate = _fast_constructor(ir.Immediate, leaf=True)
 _new_address = _fast_constructor(ir.Address)
 _new_vector = _fast_constructor(ir.Vector)
 _new_argument_list = _fast_constructor(ir.ArgumentList)
 _new_guard = _fast_constructor(ir.Guard)
-_new_instruction = _fast_constructor(ir.Instruction)
+_build_instruction = _fast_constructor(ir.Instruction)
+
+
+def _new_instruction(
+    opcode: ir.Opcode, operands: tuple, destination_count: int, guard: ir.Guard | None, span: Span, opcode_span: Span,
+    scope: int, location: ir.SourceLocation | None,
+) -> ir.Instruction:  # fmt: skip
+    positions = ir.instruction_positions(opcode, span, opcode_span)
+    return _build_instruction(opcode, operands, destination_count, guard, scope, location, *positions)
 
 
 @functools.cache

@@ -12,10 +12,12 @@
 
 /* How the IR's slot classes are filled: the type and the byte offset of each field's slot, in
  * field order, read from the classes' own member descriptors once (configure()). */
+#define MAX_FIELDS 16
+
 typedef struct {
     PyTypeObject *type;
     int count;
-    Py_ssize_t offsets[8];
+    Py_ssize_t offsets[MAX_FIELDS];
 } Shape;
 
 enum { REGISTER, SPECIAL_REGISTER, SYMBOL, IMMEDIATE, INSTRUCTION, GUARD, ADDRESS, VECTOR, ARGUMENT_LIST, PAIR, SINK, SHAPES };
@@ -41,7 +43,7 @@ static PyObject *configure(PyObject *self, PyObject *args) {
         PyObject *pair = PyTuple_GET_ITEM(classes, index);  /* (class, field names) */
         PyObject *type = PyTuple_GetItem(pair, 0), *fields = PyTuple_GetItem(pair, 1);
         if (type == NULL || fields == NULL) return NULL;
-        if (!PyType_Check(type) || !PyTuple_Check(fields) || PyTuple_GET_SIZE(fields) > 8)
+        if (!PyType_Check(type) || !PyTuple_Check(fields) || PyTuple_GET_SIZE(fields) > MAX_FIELDS)
             return PyErr_Format(PyExc_TypeError, "configure: bad class entry %d", index);
         Shape *shape = &W.shapes[index];
         shape->type = (PyTypeObject *)Py_NewRef(type);
@@ -139,10 +141,10 @@ static PyObject *node_span_of(Walk *walk, TSNode node) {
     return span_of(walk, ts_node_start_byte(node), ts_node_end_byte(node));
 }
 
-/* A leaf operand: its value and the four numbers of its span. Steals `value`. */
+/* A leaf operand: its value and its span's start, length, line and column. Steals `value`. */
 static PyObject *leaf(Walk *walk, int which, PyObject *value, Py_ssize_t start, Py_ssize_t end) {
     locate(walk, start);
-    PyObject *values[5] = {value, PyLong_FromSsize_t(start), PyLong_FromSsize_t(end), line_number(walk),
+    PyObject *values[5] = {value, PyLong_FromSsize_t(start), PyLong_FromSsize_t(end - start), line_number(walk),
                            PyLong_FromSsize_t(start - walk->line_start + 1)};
     return build(which, values);
 }
@@ -368,8 +370,8 @@ static PyObject *guard_of(Walk *walk, TSNode node) {
 
 static PyObject *instruction_of(Walk *walk, TSNode node, PyObject *scope, PyObject *location) {
     Py_ssize_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
-    PyObject *span = span_of(walk, start, end), *guard = Py_NewRef(Py_None), *operands = PyList_New(0);
-    if (span == NULL || operands == NULL) goto failed;
+    PyObject *guard = Py_NewRef(Py_None), *operands = PyList_New(0);
+    if (operands == NULL) goto failed;
     TSNode opcode_node = {0};
     bool has_opcode = false;
     Children children;
@@ -412,15 +414,20 @@ static PyObject *instruction_of(Walk *walk, TSNode node, PyObject *scope, PyObje
     if (PyUnicode_Check(base) && PyUnicode_CompareWithASCIIString(base, "call") == 0)
         writes = count > 0 && Py_IS_TYPE(PyList_GET_ITEM(operands, 0), W.shapes[ARGUMENT_LIST].type) ? 1 : 0;
     Py_DECREF(base);
-    PyObject *values[8] = {
+    /* Instruction's slots keep its span as numbers and the opcode's as an offset from it (the
+       opcode's length is its text's), unless the opcode starts on a later line (ir.py). */
+    locate(walk, start);
+    bool opcode_on_line = walk->line_start <= opcode_start && opcode_start < walk->next_line_start;
+    PyObject *values[12] = {
         Py_NewRef(opcode), PyList_AsTuple(operands), PyLong_FromSsize_t(writes < count ? writes : count), guard,
-        span, span_of(walk, opcode_start, opcode_end), Py_NewRef(scope), Py_NewRef(location),
+        Py_NewRef(scope), Py_NewRef(location), PyLong_FromSsize_t(start), PyLong_FromSsize_t(end - start),
+        line_number(walk), PyLong_FromSsize_t(start - walk->line_start + 1), PyLong_FromSsize_t(opcode_start - start),
+        opcode_on_line ? Py_NewRef(Py_None) : span_of(walk, opcode_start, opcode_end),
     };
     Py_DECREF(known);
     Py_DECREF(operands);
     return build(INSTRUCTION, values);
 failed:
-    Py_XDECREF(span);
     Py_XDECREF(guard);
     Py_XDECREF(operands);
     return NULL;
