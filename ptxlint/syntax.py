@@ -13,7 +13,8 @@ includes curand carries) are left out of the parse, but for their first element 
 included ranges: positions stay those of the whole text). Lowering keeps only that a variable has
 an initializer, and tokenising a quarter of a million integers was most of the parse time of
 such files. Only a list the cheap scan proves to be plain decimal literals is left out, so no
-syntax error can hide in it.
+syntax error can hide in it. The bodies of large debug sections (`nvcc -G`: half the parse of
+such a module) are left out the same way, when every line is provably data or a label.
 """
 
 from __future__ import annotations
@@ -76,16 +77,44 @@ _LIST_CHARACTERS = b"0123456789," + _WHITESPACE
 _ADJACENT_LITERALS = re.compile(rb"[0-9][ \t\r\n]+[0-9]")
 _LEADING_ZERO = re.compile(rb",0[0-9]")  # in the body without whitespace; the first is matched above
 
+# Debug sections (`nvcc -G`): `.section .debug_info { .b8 2 ... }`, often most of a module's lines.
+# A body made only of lines of data (`.b8 108,103`, `.b64 $L__tmp0`, `.b32 .debug_abbrev+12`)
+# and labels, each item a decimal literal, a `$`/`_` name or a section name with an offset, is
+# one the grammar accepts: its bytes are left out, braces kept. Lowering keeps nothing of them.
+# Searched for by its literal start (a pattern anchored at line starts scans every byte); that it
+# begins a line is checked after.
+_SECTION_START = re.compile(rb"\.section[ \t]+\.[A-Za-z_][A-Za-z0-9_]*[ \t\r\n]*\{")
+_SECTION_ITEM = rb"(?:(?:0|[1-9][0-9]*)|[_$][A-Za-z0-9_$]+|\.[A-Za-z_][A-Za-z0-9_]*(?:[ \t]*\+[ \t]*(?:0|[1-9][0-9]*))?)"
+_SECTION_LINE = re.compile(
+    rb"[ \t]*(?:\.b(?:8|16|32|64)[ \t]+" + _SECTION_ITEM + rb"(?:[ \t]*,[ \t]*" + _SECTION_ITEM + rb")*"
+    rb"|[_$][A-Za-z0-9_$]+[ \t]*:)?[ \t]*\r?"
+)
+
+
+def _is_section_data(body: bytes) -> bool:
+    """Whether every line of a section body is data or a label (see _SECTION_LINE). Debug data
+    repeats a few thousand distinct lines (`.b8 0`), so each distinct line is matched once."""
+    return all(_SECTION_LINE.fullmatch(line) for line in set(body.split(b"\n")))
+
 
 def included_ranges(data: bytes) -> tuple[tuple[int, int, int, int, int, int], ...]:
     """What the parser reads of ``data``: everything but the elements after the first of each
-    large list of decimal literals, as (start byte, end byte, start row, start column, end row,
-    end column) ranges; () for all of it (no such list)."""
-    left_out = []
+    large list of decimal literals and the bodies of large debug sections made only of data, as
+    (start byte, end byte, start row, start column, end row, end column) ranges; () for all of it
+    (nothing left out)."""
+    candidates = []
+    for start in _SECTION_START.finditer(data):
+        line_start = data.rfind(b"\n", 0, start.start()) + 1
+        if data[line_start : start.start()].strip(b" \t"):
+            continue
+        opening = start.end()
+        closing = data.find(b"}", opening)
+        if closing - opening >= _LARGE_INITIALIZER and _is_section_data(data[opening:closing]):
+            candidates.append((opening, closing))
     for start in _INITIALIZER_START.finditer(data):
         opening = start.end()
         closing = data.find(b"}", opening)
-        if closing - opening < _LARGE_INITIALIZER or (left_out and opening < left_out[-1][1]):
+        if closing - opening < _LARGE_INITIALIZER:
             continue
         first = _FIRST_LITERAL.match(data, opening)
         body = data[opening:closing]
@@ -94,7 +123,11 @@ def included_ranges(data: bytes) -> tuple[tuple[int, int, int, int, int, int], .
         compact = body.translate(None, _WHITESPACE)
         if b",," in compact or _LEADING_ZERO.search(compact):
             continue
-        left_out.append((first.end(), closing))
+        candidates.append((first.end(), closing))
+    left_out: list[tuple[int, int]] = []
+    for start, end in sorted(candidates):
+        if not left_out or start >= left_out[-1][1]:
+            left_out.append((start, end))
     if not left_out:
         return ()
     included = []

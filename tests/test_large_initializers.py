@@ -1,6 +1,7 @@
-"""Large initializers are left out of the parse (`syntax.included_ranges`) without changing
-anything ptxlint says: the same IR and the same findings as parsing the whole text, including
-the syntax errors an initializer may hold, which keep it in the parse."""
+"""Large initializers and debug sections are left out of the parse (`syntax.included_ranges`)
+without changing anything ptxlint says: the same IR and the same findings as parsing the whole
+text, including the syntax errors an initializer or a section may hold, which keep it in the
+parse."""
 
 from __future__ import annotations
 
@@ -69,3 +70,38 @@ def test_same_ir_on_the_corpus(corpus_files, monkeypatch: pytest.MonkeyPatch) ->
         if not same_ir(lower(SourceFile.from_bytes(str(path), path.read_bytes())), module)
     ]
     assert not different, "IR differs:\n" + "\n".join(different)
+
+
+_DEBUG_DATA = "".join(
+    f".b8 {value * 37 % 256}\n.b32 .debug_abbrev+{value}\n.b64 $L__tmp{value}\n.b8 108,103,101\n$L__label{value}:\n"
+    for value in range(400)
+)
+
+
+def debugged_kernel(body: str) -> bytes:
+    """The kernel above with `nvcc -G`'s debug sections after it."""
+    return kernel("1, 2, 3") + f"\t.section\t.debug_info\n\t{{\n{body}\t}}\n\t.section\t.debug_macinfo\n\t{{\n.b8 0\n\t}}\n".encode()
+
+
+SECTIONS = {
+    "data and labels": (_DEBUG_DATA, True),
+    "a comment inside": (_DEBUG_DATA + "// a comment\n", False),
+    "an instruction inside": (_DEBUG_DATA + "ret;\n", False),
+    "a hexadecimal item": (_DEBUG_DATA + ".b8 0x1F\n", False),
+    "a missing comma": (_DEBUG_DATA + ".b8 1 2\n", False),
+    "an unknown width": (_DEBUG_DATA + ".b7 1\n", False),
+}
+
+
+@pytest.mark.parametrize("name", SECTIONS)
+def test_debug_sections_same_ir_and_findings_as_the_whole_text(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    body, left_out = SECTIONS[name]
+    data = debugged_kernel(body)
+    assert bool(syntax.included_ranges(data)) == left_out
+    source = SourceFile.from_bytes("debug.ptx", data)
+    settings = LintSettings(rules=tuple(ALL_RULES))
+    skipping = lower(source), [(d.code, d.span, d.message) for d in lint_source(source, settings)]
+    whole_text(monkeypatch)
+    whole = lower(source), [(d.code, d.span, d.message) for d in lint_source(source, settings)]
+    assert same_ir(whole[0], skipping[0])
+    assert whole[1] == skipping[1]
