@@ -45,18 +45,23 @@ def whole_text(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(syntax, "included_ranges", lambda data: ())
 
 
-@pytest.mark.parametrize("name", CASES)
-def test_same_ir_and_findings_as_the_whole_text(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    initializer, left_out = CASES[name]
-    data = kernel(initializer)
+def assert_same_as_the_whole_text(data: bytes, left_out: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``data`` has something left out of its parse exactly when ``left_out``, and lowers and
+    lints to the same IR and findings as when its whole text is parsed."""
     assert bool(syntax.included_ranges(data)) == left_out
-    source = SourceFile.from_bytes("table.ptx", data)
+    source = SourceFile.from_bytes("input.ptx", data)
     settings = LintSettings(rules=tuple(ALL_RULES))
     skipping = lower(source), [(d.code, d.span, d.message) for d in lint_source(source, settings)]
     whole_text(monkeypatch)
     whole = lower(source), [(d.code, d.span, d.message) for d in lint_source(source, settings)]
     assert same_ir(whole[0], skipping[0])
     assert whole[1] == skipping[1]
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_same_ir_and_findings_as_the_whole_text(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    initializer, left_out = CASES[name]
+    assert_same_as_the_whole_text(kernel(initializer), left_out, monkeypatch)
 
 
 @pytest.mark.corpus
@@ -96,12 +101,4 @@ SECTIONS = {
 @pytest.mark.parametrize("name", SECTIONS)
 def test_debug_sections_same_ir_and_findings_as_the_whole_text(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     body, left_out = SECTIONS[name]
-    data = debugged_kernel(body)
-    assert bool(syntax.included_ranges(data)) == left_out
-    source = SourceFile.from_bytes("debug.ptx", data)
-    settings = LintSettings(rules=tuple(ALL_RULES))
-    skipping = lower(source), [(d.code, d.span, d.message) for d in lint_source(source, settings)]
-    whole_text(monkeypatch)
-    whole = lower(source), [(d.code, d.span, d.message) for d in lint_source(source, settings)]
-    assert same_ir(whole[0], skipping[0])
-    assert whole[1] == skipping[1]
+    assert_same_as_the_whole_text(debugged_kernel(body), left_out, monkeypatch)
