@@ -1,3 +1,3 @@
-from ptxlint.cli import main
+from ptxlint.cli import run
 
-main()
+run()

@@ -21,57 +21,12 @@ from typing import Iterable, NamedTuple
 
 from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState
 from ptxlint.analyses.roles import BranchTable, branch_table
-from ptxlint.callgraph import CallGraph, callee_name
+from ptxlint.analyses.tcgen05_scan import callee_operations, called_operations, tensor_memory_instructions
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, StatesBefore, solve_forward
 from ptxlint.diagnostics import Label
 from ptxlint.ir import Address, Function, Instruction, registers_in
 from ptxlint.isa.tcgen05 import WAIT_LD, WAIT_ST, operation
-
-
-def tensor_memory_instructions(context: ModuleContext, function: Function) -> tuple[int, ...]:
-    """The indices of ``function``'s tcgen05 instructions and calls (a callee may use tensor
-    memory): all the tensor-memory rules look at, found in one scan they share."""
-    return context.function_analysis(function, _tensor_memory_instructions)
-
-
-def _tensor_memory_instructions(context: ModuleContext, function: Function) -> tuple[int, ...]:
-    return tuple(
-        index
-        for index, instruction in enumerate(function.instructions)
-        if instruction.opcode.base in ("tcgen05", "call")
-    )
-
-
-def tcgen05_operations(context: ModuleContext, function: Function) -> frozenset[str]:
-    """The tcgen05 operations a function's own body uses (`ld`, `mma`, `wait::ld`, …)."""
-    return context.function_analysis(function, _tcgen05_operations)
-
-
-def _tcgen05_operations(context: ModuleContext, function: Function) -> frozenset[str]:
-    instructions = function.instructions
-    return frozenset(
-        instructions[index].opcode.modifiers[0]
-        for index in tensor_memory_instructions(context, function)
-        if instructions[index].opcode.base == "tcgen05" and instructions[index].opcode.modifiers
-    )
-
-
-def callee_operations(context: ModuleContext) -> dict[str, frozenset[str]]:
-    """For each function with a body: the tcgen05 operations it or anything it calls uses."""
-
-    def compute() -> dict[str, frozenset[str]]:
-        calls = context.cached(CallGraph, lambda: CallGraph(context.module))
-        own = {name: tcgen05_operations(context, function) for name, function in calls.functions.items()}
-        return calls.transitive(own, lambda values: frozenset().union(*values))
-
-    return context.cached(("tcgen05", "callee_operations"), compute)
-
-
-def called_operations(instruction: Instruction, summaries: dict[str, frozenset[str]]) -> frozenset[str] | None:
-    """What a `call` does in tcgen05 terms, or None when the callee's body is unknown."""
-    name = callee_name(instruction)
-    return summaries.get(name) if name is not None else None
 
 
 # ----------------------------------------------------------------------------- pending ld/st
@@ -265,12 +220,6 @@ def function_state(context: ModuleContext, function: Function, keep_every_fact: 
     return FunctionState(analysis, solve_forward(analysis.branches.values.cfg, analysis))
 
 
-def issues_tmem_accesses(context: ModuleContext, function: Function) -> bool:
-    """The cheap test that lets functions without `tcgen05.ld`/`st` skip the analyses."""
-    operations = tcgen05_operations(context, function)
-    return "ld" in operations or "st" in operations
-
-
 def _loaded_registers(instruction: Instruction) -> frozenset[str]:
     """Every register a `tcgen05.ld` writes: all operands before the TMEM address (the vector,
     and `redval` of `tcgen05.ld.red`, which lowering counts as a source)."""
@@ -280,17 +229,6 @@ def _loaded_registers(instruction: Instruction) -> frozenset[str]:
             break
         names.update(register.name for register in registers_in(operand))
     return frozenset(names)
-
-
-def works_on_allocated_tmem(context: ModuleContext, function: Function) -> bool:
-    """Whether ``function`` can run with tensor memory allocated: a kernel that allocates (itself
-    or through a call), or a `.func` in a module where something allocates. TMEM accesses
-    anywhere else are undefined whatever their order, so ordering findings there would be noise
-    (instruction-list tests, fragments)."""
-    summaries = callee_operations(context)
-    if function.is_kernel:
-        return "alloc" in summaries.get(function.name, frozenset())
-    return any("alloc" in operations for operations in summaries.values())
 
 
 def may_have_pending(pending: FunctionState, block: int) -> bool:

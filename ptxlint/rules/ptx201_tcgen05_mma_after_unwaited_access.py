@@ -74,29 +74,25 @@ not checked: their TMEM accesses are undefined anyway, and such code is a fragme
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ptxlint.analyses.path_witness import branch_labels, witness_path
-from ptxlint.analyses.roles import warp_list
-from ptxlint.analyses.tcgen05 import (
-    pending_labels,
-    waiting_instruction,
-    may_have_pending,
-    FunctionState,
-    Pending,
-    function_state,
+from ptxlint.analyses.tcgen05_scan import (
     issues_tmem_accesses,
-    pending_items,
     tcgen05_operations,
     tensor_memory_instructions,
     works_on_allocated_tmem,
 )
-from ptxlint.analyses.tmem_footprint import disjoint, footprint
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function, Instruction
 from ptxlint.isa.tcgen05 import TENSOR_CORE_OPERATIONS, operation
 from ptxlint.rules.base import Rule
+
+if TYPE_CHECKING:
+    from ptxlint.analyses.tcgen05 import FunctionState, Pending
+
+# The path analyses are imported inside the functions that use them: a module without tensor-core
+# work never loads them (a tenth of the start-up of linting a small kernel).
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
@@ -115,6 +111,8 @@ def _is_tensor_core_operation(instruction: Instruction) -> bool:
 
 
 def _check_function(context: ModuleContext, function: Function) -> Iterator[Diagnostic]:
+    from ptxlint.analyses.tcgen05 import function_state, may_have_pending, pending_items
+
     pending = context.function_analysis(function, function_state)
     graph = pending.solution.cfg
     for index in tensor_memory_instructions(context, function):
@@ -131,6 +129,9 @@ def _check_function(context: ModuleContext, function: Function) -> Iterator[Diag
 
 
 def _provably_disjoint(pending: FunctionState, item: Pending, warps: int, index: int, instruction: Instruction) -> bool:
+    from ptxlint.analyses.roles import warp_list
+    from ptxlint.analyses.tmem_footprint import disjoint, footprint
+
     values = pending.analysis.branches.values
     access = pending.analysis.function.instructions[item.index]
     for warp in warp_list(warps):
@@ -140,6 +141,8 @@ def _provably_disjoint(pending: FunctionState, item: Pending, warps: int, index:
 
 
 def _report(pending: FunctionState, function: Function, index: int, instruction: Instruction, hazards: list[Pending]) -> Diagnostic:
+    from ptxlint.analyses.tcgen05 import pending_labels, waiting_instruction
+
     name = _name(instruction)
     first = hazards[0]
     access = function.instructions[first.index]
@@ -155,6 +158,8 @@ def _report(pending: FunctionState, function: Function, index: int, instruction:
 
 
 def _witness(pending: FunctionState, item: Pending, index: int, instruction: Instruction) -> list[Label]:
+    from ptxlint.analyses.path_witness import branch_labels, witness_path
+
     graph = pending.solution.cfg
     access = pending.analysis.function.instructions[item.index]
     steps = [Label(access.span, f"`tcgen05.{item.kind}` issued")]

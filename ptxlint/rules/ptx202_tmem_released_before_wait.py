@@ -74,25 +74,20 @@ barriers between a `tcgen05.ld` and its wait).
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ptxlint.analyses.tcgen05 import (
-    called_operations,
-    pending_labels,
-    waiting_instruction,
-    may_have_pending,
-    FunctionState,
-    Pending,
-    function_state,
-    issues_tmem_accesses,
-    pending_items,
-    works_on_allocated_tmem,
-)
+from ptxlint.analyses.tcgen05_scan import called_operations, issues_tmem_accesses, works_on_allocated_tmem
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.ir import Function, Instruction
 from ptxlint.isa.tcgen05 import operation
 from ptxlint.rules.base import Rule
+
+if TYPE_CHECKING:
+    from ptxlint.analyses.tcgen05 import FunctionState, Pending
+
+# The path analysis is imported inside the functions that use it: a module without tensor-memory
+# accesses never loads it (a tenth of the start-up of linting a small kernel).
 
 # Bases whose every form publishes this thread's earlier memory effects to others.
 _ALWAYS = frozenset({"atom", "red", "exit"})
@@ -135,6 +130,8 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
 
 
 def _check_function(context: ModuleContext, function: Function) -> Iterator[Diagnostic]:
+    from ptxlint.analyses.tcgen05 import function_state, may_have_pending, pending_items
+
     events = [
         index
         for index, instruction in enumerate(function.instructions)
@@ -291,6 +288,8 @@ class FirstHandOffs:
 
 
 def _report(function: Function, instruction: Instruction, kind: str, in_flight: list[Pending]) -> Diagnostic:
+    from ptxlint.analyses.tcgen05 import pending_labels, waiting_instruction
+
     first = in_flight[0]
     access = function.instructions[first.index]
     wait = waiting_instruction(first.kind)

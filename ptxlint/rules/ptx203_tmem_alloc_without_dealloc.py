@@ -62,23 +62,21 @@ reach the kernel's end. Only kernels are checked: a `.func` may hand its allocat
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ptxlint.analyses.path_witness import branch_labels, witness_path
-from ptxlint.analyses.tcgen05 import (
-    FunctionState,
-    callee_operations,
-    called_operations,
-    function_state,
-    live_allocations,
-    tcgen05_operations,
-)
+from ptxlint.analyses.tcgen05_scan import callee_operations, called_operations, tcgen05_operations
 from ptxlint.callgraph import callee_name
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function
 from ptxlint.isa.tcgen05 import operation
 from ptxlint.rules.base import Rule
+
+if TYPE_CHECKING:
+    from ptxlint.analyses.tcgen05 import FunctionState
+
+# The path analysis is imported inside the functions that use it: a module that allocates no
+# tensor memory never loads it (a tenth of the start-up of linting a small kernel).
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
@@ -96,6 +94,8 @@ def _allocates(context: ModuleContext, kernel: Function) -> bool:
 
 
 def _check_kernel(context: ModuleContext, kernel: Function) -> Iterator[Diagnostic]:
+    from ptxlint.analyses.tcgen05 import function_state
+
     allocations = context.function_analysis(kernel, function_state)
     graph = allocations.solution.cfg
     leaks: dict[int, int] = {}  # allocation → the exiting block of the first path found
@@ -137,6 +137,8 @@ def _deallocates(analysis, index: int, instruction) -> bool:
 
 
 def _live_at_exit(allocations: FunctionState, block: int) -> frozenset[int]:
+    from ptxlint.analyses.tcgen05 import live_allocations
+
     """The allocations some feasible path class still holds when leaving ``block`` for the end."""
     graph = allocations.solution.cfg
     state = allocations.solution.block_exit.get(block)
@@ -146,6 +148,8 @@ def _live_at_exit(allocations: FunctionState, block: int) -> frozenset[int]:
 
 
 def _report(context: ModuleContext, allocations: FunctionState, kernel: Function, allocation: int, block: int) -> Diagnostic:
+    from ptxlint.analyses.path_witness import branch_labels, witness_path
+
     graph = allocations.solution.cfg
     instruction = kernel.instructions[allocation]
     exit_instruction = kernel.instructions[graph.blocks[block].end - 1] if graph.blocks[block].end > graph.blocks[block].start else None

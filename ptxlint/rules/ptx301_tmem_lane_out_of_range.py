@@ -80,16 +80,21 @@ and is never followed.
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ptxlint.analyses.roles import FunctionRoles, function_roles, warp_list
-from ptxlint.analyses.tcgen05 import issues_tmem_accesses, tensor_memory_instructions
-from ptxlint.analyses.warp_value_lattice import TensorAddress, entry_for_warp
+from ptxlint.analyses.tcgen05_scan import issues_tmem_accesses, tensor_memory_instructions
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.ir import Address, Function, Immediate, Instruction
 from ptxlint.isa.tcgen05 import LANE_SHIFT, SPLIT_SHAPE, accessible_lanes, data_movement_shape, lanes_touched, operation
 from ptxlint.rules.base import Rule
+
+if TYPE_CHECKING:
+    from ptxlint.analyses.roles import FunctionRoles
+    from ptxlint.analyses.warp_value_lattice import TensorAddress
+
+# The warp analyses are imported inside the functions that use them: a module without tensor-memory
+# accesses never loads them (a tenth of the start-up of linting a small kernel).
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
@@ -99,6 +104,8 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
 
 
 def _check_function(context: ModuleContext, function: Function) -> Iterator[Diagnostic]:
+    from ptxlint.analyses.roles import function_roles
+
     roles: FunctionRoles | None = None
     for index in tensor_memory_instructions(context, function):
         instruction = function.instructions[index]
@@ -112,6 +119,9 @@ def _check_function(context: ModuleContext, function: Function) -> Iterator[Diag
 
 
 def _violations(roles: FunctionRoles, index: int, instruction: Instruction) -> Iterator[tuple[int, range, range]]:
+    from ptxlint.analyses.roles import warp_list
+    from ptxlint.analyses.warp_value_lattice import TensorAddress, entry_for_warp
+
     """(warp, lanes it touches, lanes it may touch) for each warp that breaks the rule."""
     warps = roles.warps_at(index, instruction)
     if not roles.warp_count_known and warps == roles.everyone:

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, NamedTuple
 
-from ptxlint.analyses.tcgen05 import tensor_memory_instructions
+from ptxlint.analyses.tcgen05_scan import tensor_memory_instructions
 from ptxlint.callgraph import CallGraph
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity

@@ -47,7 +47,7 @@ from typing import Iterable
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.ir import Address, Immediate, Instruction, Operand, Vector
-from ptxlint.isa.shapes import expected_vector_lengths
+from ptxlint.isa.shapes import VectorExpectation, expected_vector_lengths
 from ptxlint.rules.base import Rule
 
 
@@ -67,15 +67,21 @@ def operand_kinds(instruction: Instruction) -> tuple[str, ...]:
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
+    # What each distinct opcode text expects, looked up once: most instructions expect nothing.
+    by_text: dict[str, dict[int, VectorExpectation]] = {}
     for function in context.module.functions:
         for instruction in function.instructions:
-            yield from _check_instruction(instruction)
+            opcode = instruction.opcode
+            expected = by_text.get(opcode.text)
+            if expected is None:
+                expected = by_text[opcode.text] = expected_vector_lengths(opcode.base, opcode.modifiers)
+            if expected:
+                yield from _check_instruction(instruction, expected)
 
 
-def _check_instruction(instruction: Instruction) -> Iterable[Diagnostic]:
-    opcode = instruction.opcode
+def _check_instruction(instruction: Instruction, expected_lengths: dict[int, VectorExpectation]) -> Iterable[Diagnostic]:
     operands = instruction.operands
-    for position, expected in expected_vector_lengths(opcode.base, opcode.modifiers).items():
+    for position, expected in expected_lengths.items():
         if not -len(operands) <= position < len(operands):
             continue
         operand = operands[position]

@@ -64,6 +64,30 @@ def failure_span(instruction: Instruction, failure: GateFailure):
     return instruction.modifier_span(failure.qualifier_index)
 
 
+def gated_instructions(context: ModuleContext) -> tuple[tuple[Instruction, tuple[GateFailure, ...]], ...]:
+    """Every instruction of the module that its target or version does not allow, with what it
+    uses that they lack: one pass over the instructions for this rule and PTX404, judging each
+    distinct opcode text once."""
+    return context.cached(_gated_instructions, lambda: _gated_instructions(context.module))
+
+
+def _gated_instructions(module: Module) -> tuple[tuple[Instruction, tuple[GateFailure, ...]], ...]:
+    architecture = module_architecture(module)
+    if architecture is None:
+        return ()
+    by_text: dict[str, tuple[GateFailure, ...]] = {}
+    found = []
+    for function in module.functions:
+        for instruction in function.instructions:
+            opcode = instruction.opcode
+            failures = by_text.get(opcode.text)
+            if failures is None:
+                failures = by_text[opcode.text] = gate_failures(opcode.base, opcode.modifiers, architecture, module.version)
+            if failures:
+                found.append((instruction, failures))
+    return tuple(found)
+
+
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
     module = context.module
     yield from _retired_targets(module)
@@ -71,16 +95,14 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
     yield from _unsupported_options(module, architecture)
     if architecture is None:
         return
-    for function in module.functions:
-        for instruction in function.instructions:
-            opcode = instruction.opcode
-            for failure in gate_failures(opcode.base, opcode.modifiers, architecture, module.version):
-                if failure.is_target_failure:
-                    yield RULE.diagnostic(
-                        failure_span(instruction, failure),
-                        f"`{failure.gate.feature}` is not supported on .target {architecture.name}",
-                        notes=(f"supported on {failure.gate.availability.describe()}",),
-                    )
+    for instruction, failures in gated_instructions(context):
+        for failure in failures:
+            if failure.is_target_failure:
+                yield RULE.diagnostic(
+                    failure_span(instruction, failure),
+                    f"`{failure.gate.feature}` is not supported on .target {architecture.name}",
+                    notes=(f"supported on {failure.gate.availability.describe()}",),
+                )
 
 
 def _unsupported_options(module: Module, architecture: Target | None) -> Iterable[Diagnostic]:

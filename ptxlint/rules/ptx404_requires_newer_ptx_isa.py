@@ -47,10 +47,9 @@ from typing import Iterable
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.ir import Module
-from ptxlint.isa.gating import gate_failures
 from ptxlint.isa.targets import format_version, minimum_version_for, parse_target
 from ptxlint.rules.base import Rule
-from ptxlint.rules.ptx403_unsupported_on_target import failure_span, module_architecture
+from ptxlint.rules.ptx403_unsupported_on_target import failure_span, gated_instructions, module_architecture
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
@@ -62,18 +61,16 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
     if architecture is None:
         return
     declared = format_version(module.version)
-    for function in module.functions:
-        for instruction in function.instructions:
-            opcode = instruction.opcode
-            for failure in gate_failures(opcode.base, opcode.modifiers, architecture, module.version):
-                if failure.minimum_version is not None:
-                    needed = format_version(failure.minimum_version)
-                    yield RULE.diagnostic(
-                        failure_span(instruction, failure),
-                        f"`{failure.gate.feature}` on {architecture.name} requires PTX ISA {needed}; "
-                        f"the module declares .version {declared}",
-                        help=f"declare `.version {needed}` or later",
-                    )
+    for instruction, failures in gated_instructions(context):
+        for failure in failures:
+            if failure.minimum_version is not None:
+                needed = format_version(failure.minimum_version)
+                yield RULE.diagnostic(
+                    failure_span(instruction, failure),
+                    f"`{failure.gate.feature}` on {architecture.name} requires PTX ISA {needed}; "
+                    f"the module declares .version {declared}",
+                    help=f"declare `.version {needed}` or later",
+                )
 
 
 def _targets_newer_than_version(module: Module) -> Iterable[Diagnostic]:
