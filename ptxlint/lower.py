@@ -12,7 +12,6 @@ than asking nodes for their text, and builds each span from a byte offset with o
 
 from __future__ import annotations
 
-import array
 import bisect
 import dataclasses
 import functools
@@ -156,8 +155,8 @@ class _Lowering:
     def __init__(self, source: SourceFile) -> None:
         self.source = source
         self.data = source.data
-        self.line_starts = list(source.line_starts)
-        self.line_table: array.array[int] | None = None  # line_starts as C integers, for the native walker
+        self.line_starts = source.line_starts
+        self.line_table = source.line_starts  # C integers: what the native walker bisects
         self.kinds = _kinds()
         # Opcode token -> (Opcode, how many leading operands it writes); equal opcode texts share
         # one Opcode object.
@@ -502,8 +501,6 @@ class _Lowering:
         nested braces do not exhaust the Python stack."""
         if syntax.is_native(node):
             _configure_native_walker()
-            if self.line_table is None:
-                self.line_table = array.array("q", self.line_starts)
             syntax.native.lower_block(self, builder, node, parent)
             return
         kinds = self.kinds

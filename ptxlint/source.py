@@ -9,8 +9,12 @@ the one place that converts between them.
 from __future__ import annotations
 
 import bisect
+import re
+from array import array
 from dataclasses import dataclass, field
 from typing import NamedTuple
+
+_NEWLINE = re.compile(b"\n")
 
 
 class Span(NamedTuple):
@@ -40,19 +44,18 @@ class SourceFile:
 
     path: str
     data: bytes
-    line_starts: tuple[int, ...] = field(repr=False)
+    # The byte offset of each line's start, as machine integers: a big file has hundreds of
+    # thousands of lines, and a tuple would hold an int object for each (four times the memory).
+    line_starts: array[int] = field(repr=False, hash=False)
     # Lines known to be pure ASCII, where byte, character and UTF-16 columns coincide; filled on
     # demand so that column conversions on a 100 MB line do not decode it once per finding.
     _ascii_lines: dict[int, bool] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_bytes(cls, path: str, data: bytes) -> SourceFile:
-        starts = [0]
-        position = data.find(b"\n")
-        while position != -1:
-            starts.append(position + 1)
-            position = data.find(b"\n", position + 1)
-        return cls(path, data, tuple(starts), {})
+        starts = array("q", [0])
+        starts.extend(newline.end() for newline in _NEWLINE.finditer(data))
+        return cls(path, data, starts, {})
 
     @property
     def line_count(self) -> int:
