@@ -10,7 +10,7 @@ The 200 files come from the regression corpus (`~/.cache/ptxlint/corpus`, built 
 `scripts/build_corpus.py`) when it exists, else they are synthesized by replicating the fixtures'
 kernels into files of a corpus-like size. Usage:
 
-    python benchmarks/bench_cli.py [--corpus DIR] [--repeat N]
+    python benchmarks/bench_cli.py [--corpus DIR] [--repeat N] [--program PATH]
 """
 
 from __future__ import annotations
@@ -97,18 +97,25 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=CACHE / "corpus")
     parser.add_argument("--repeat", type=int, default=11)
     parser.add_argument("--files", type=int, default=200)
+    parser.add_argument(
+        "--program", type=Path, default=None,
+        help="an installed `ptxlint` to time (say, in a virtual environment with the built wheel); "
+        "by default `python -m ptxlint` from this environment, which an editable install slows by "
+        "its import finder",
+    )
     arguments = parser.parse_args()
+    command = [str(arguments.program)] if arguments.program else COMMAND
 
     with tempfile.TemporaryDirectory() as temporary:
         directory = Path(temporary)
-        version = wall([*COMMAND, "--version"], arguments.repeat)
+        version = wall([*command, "--version"], arguments.repeat)
         small = hundred_line_file(directory)
-        single = wall([*COMMAND, "--isolated", "--quiet", str(small)], arguments.repeat)
+        single = wall([*command, "--isolated", "--quiet", str(small)], arguments.repeat)
         kernel = triton_kernel(arguments.corpus)
-        triton = wall([*COMMAND, "--isolated", "--quiet", str(kernel)], arguments.repeat) if kernel else None
+        triton = wall([*command, "--isolated", "--quiet", str(kernel)], arguments.repeat) if kernel else None
         files, origin = corpus_files(arguments.corpus, arguments.files, directory)
         listed = [str(path) for path in files]
-        lint_many = [*COMMAND, "--isolated", "--quiet", "--output-format", "concise", "--exit-zero"]
+        lint_many = [*command, "--isolated", "--quiet", "--output-format", "concise", "--exit-zero"]
         serial = wall([*lint_many, "-j", "1", *listed], max(1, arguments.repeat // 2))
         parallel = wall([*lint_many, "-j", "2", *listed], max(1, arguments.repeat // 2))
         total_lines = sum(path.read_bytes().count(b"\n") for path in files)
