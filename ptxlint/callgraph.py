@@ -8,6 +8,7 @@ from functools import cached_property
 from typing import Callable, Container, Iterable, Mapping, TypeVar
 
 from ptxlint import ir
+from ptxlint.graphs import closure
 
 T = TypeVar("T")
 
@@ -101,28 +102,16 @@ class CallGraph:
         return order
 
     def reachable_from_any(self, roots: Iterable[str]) -> frozenset[str]:
-        """Everything some root calls transitively, roots included: one traversal for all roots
-        (calling :meth:`reachable_from` per root is quadratic on a long call chain)."""
-        seen = {root for root in roots if root in self.functions}
-        stack = list(seen)
-        while stack:
-            for callee in self.callees(stack.pop()):
-                if callee not in seen:
-                    seen.add(callee)
-                    stack.append(callee)
-        return frozenset(seen)
+        """Everything some root calls transitively, roots included."""
+        return closure((root for root in roots if root in self.functions), self.callees)
 
     def reaching(self, targets: Iterable[str]) -> frozenset[str]:
-        """Functions that can reach (are or call, transitively) one of ``targets``, in one
-        traversal of the reversed graph."""
-        seen = {target for target in targets if target in self.functions}
-        stack = list(seen)
-        while stack:
-            for site in self.callers.get(stack.pop(), ()):
-                if site.caller not in seen:
-                    seen.add(site.caller)
-                    stack.append(site.caller)
-        return frozenset(seen)
+        """Functions that can reach (are or call, transitively) one of ``targets``."""
+        callers = self.callers
+        return closure(
+            (target for target in targets if target in self.functions),
+            lambda name: (site.caller for site in callers.get(name, ())),
+        )
 
     def transitive(self, own: Mapping[str, T], combine: Callable[[Iterable[T]], T]) -> dict[str, T]:
         """For each function, ``combine`` of ``own`` over itself and everything it calls

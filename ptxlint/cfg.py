@@ -25,6 +25,7 @@ from typing import Iterable
 
 from ptxlint import ir
 from ptxlint.callgraph import callee_name
+from ptxlint.graphs import closure
 
 # Opcode bases after which control does not fall through to the next instruction (when unguarded).
 _EXITS = frozenset({"ret", "exit", "trap"})
@@ -203,14 +204,7 @@ class ControlFlowGraph:
 
     def reaching(self, targets: Iterable[int]) -> frozenset[int]:
         """The blocks from which some block of ``targets`` can be reached (``targets`` included)."""
-        found = set(targets)
-        pending = list(found)
-        while pending:
-            for predecessor in self.predecessors(pending.pop()):
-                if predecessor not in found:
-                    found.add(predecessor)
-                    pending.append(predecessor)
-        return frozenset(found)
+        return closure(targets, self.predecessors)
 
     def influence_region(self, branch_block: int) -> frozenset[int]:
         """Blocks reachable from a branch before its immediate post-dominator is reached: the

@@ -344,9 +344,10 @@ class Instruction:
     def modifier_span(self, index: int) -> Span:
         """The span of one modifier, for diagnostics that point at a qualifier."""
         modifier = self.opcode.modifiers[index]
-        start = self.opcode_span.start + self.opcode.modifier_offset(index) - 1
-        column = self.opcode_span.column + (start - self.opcode_span.start)
-        return Span(start, start + len(modifier) + 1, self.opcode_span.line, column)
+        opcode_span = self.opcode_span  # built on each read
+        start = opcode_span.start + self.opcode.modifier_offset(index) - 1
+        column = opcode_span.column + (start - opcode_span.start)
+        return Span(start, start + len(modifier) + 1, opcode_span.line, column)
 
 
 def instruction_positions(opcode: Opcode, span: Span, opcode_span: Span) -> tuple[int, int, int, int, int, Span | None]:

@@ -155,8 +155,7 @@ class _Lowering:
     def __init__(self, source: SourceFile) -> None:
         self.source = source
         self.data = source.data
-        self.line_starts = source.line_starts
-        self.line_table = source.line_starts  # C integers: what the native walker bisects
+        self.line_starts = source.line_starts  # machine integers: the native walker bisects them in place
         self.kinds = _kinds()
         # Opcode token -> (Opcode, how many leading operands it writes); equal opcode texts share
         # one Opcode object.

@@ -516,7 +516,7 @@ static PyObject *lower_block(PyObject *self, PyObject *args) {
     if (!W.ready) return PyErr_Format(PyExc_RuntimeError, "lower_block before configure");
     Walk walk = {.lowering = lowering, .builder = builder, .tree = ((NodeObject *)body)->tree, .line_start = 1, .next_line_start = 0};
     walk.cursor = ts_tree_cursor_new(((NodeObject *)body)->node);
-    PyObject *data = attribute(lowering, "data"), *line_table = attribute(lowering, "line_table");
+    PyObject *data = attribute(lowering, "data"), *line_offsets = attribute(lowering, "line_starts");
     PyObject *instructions = attribute(builder, "instructions"), *location = attribute(builder, "location");
     walk.opcodes = attribute(lowering, "opcodes");
     walk.integers = attribute(lowering, "integers");
@@ -527,12 +527,12 @@ static PyObject *lower_block(PyObject *self, PyObject *args) {
     Level *levels = NULL;
     Py_ssize_t depth = 0, capacity = 0;
     PyObject *outcome = NULL;
-    if (!data || !line_table || !instructions || !location || !walk.opcodes || !walk.integers || !walk.floats || !walk.locations || !walk.constants) goto done;
+    if (!data || !line_offsets || !instructions || !location || !walk.opcodes || !walk.integers || !walk.floats || !walk.locations || !walk.constants) goto done;
     if (!PyBytes_Check(data) || !PyList_Check(instructions) || !PyDict_Check(walk.opcodes) || !PyDict_Check(walk.locations) || !PyDict_Check(walk.constants) || !refresh_names(&walk)) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "lower_block: unexpected lowering state");
         goto done;
     }
-    if (PyObject_GetBuffer(line_table, &lines, PyBUF_SIMPLE) < 0) goto done;
+    if (PyObject_GetBuffer(line_offsets, &lines, PyBUF_SIMPLE) < 0) goto done;
     walk.data = PyBytes_AS_STRING(data);
     walk.size = PyBytes_GET_SIZE(data);
     walk.line_starts = lines.buf;
@@ -591,7 +591,7 @@ done:
     PyMem_Free(levels);
     if (lines.obj != NULL) PyBuffer_Release(&lines);
     Py_XDECREF(data);
-    Py_XDECREF(line_table);
+    Py_XDECREF(line_offsets);
     Py_XDECREF(instructions);
     Py_XDECREF(location);
     Py_XDECREF(walk.names);

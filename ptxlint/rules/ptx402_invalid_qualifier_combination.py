@@ -53,13 +53,13 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from ptxlint.analyses.target_gates import module_architecture
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.isa import grammar
 from ptxlint.isa.qualifiers import JUDGED_BASES, qualifier_problems
 from ptxlint.rules.base import Rule
 from ptxlint.rules.ptx401_operand_count_mismatch import operand_kinds
-from ptxlint.rules.ptx403_unsupported_on_target import module_architecture
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:

@@ -46,46 +46,12 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from ptxlint.analyses.target_gates import failure_span, gated_instructions, module_architecture
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
-from ptxlint.ir import Instruction, Module
-from ptxlint.isa.gating import GateFailure, gate_failures
-from ptxlint.isa.targets import TARGET_RETIRED, Target, architecture_of, format_version, parse_target, renamed_to
+from ptxlint.ir import Module
+from ptxlint.isa.targets import TARGET_RETIRED, Target, format_version, parse_target, renamed_to
 from ptxlint.rules.base import Rule
-
-
-def module_architecture(module: Module) -> Target | None:
-    return architecture_of(tuple(target.name for target in module.targets))
-
-
-def failure_span(instruction: Instruction, failure: GateFailure):
-    if failure.qualifier_index is None:
-        return instruction.opcode_span
-    return instruction.modifier_span(failure.qualifier_index)
-
-
-def gated_instructions(context: ModuleContext) -> tuple[tuple[Instruction, tuple[GateFailure, ...]], ...]:
-    """Every instruction of the module that its target or version does not allow, with what it
-    uses that they lack: one pass over the instructions for this rule and PTX404, judging each
-    distinct opcode text once."""
-    return context.cached(_gated_instructions, lambda: _gated_instructions(context.module))
-
-
-def _gated_instructions(module: Module) -> tuple[tuple[Instruction, tuple[GateFailure, ...]], ...]:
-    architecture = module_architecture(module)
-    if architecture is None:
-        return ()
-    by_text: dict[str, tuple[GateFailure, ...]] = {}
-    found = []
-    for function in module.functions:
-        for instruction in function.instructions:
-            opcode = instruction.opcode
-            failures = by_text.get(opcode.text)
-            if failures is None:
-                failures = by_text[opcode.text] = gate_failures(opcode.base, opcode.modifiers, architecture, module.version)
-            if failures:
-                found.append((instruction, failures))
-    return tuple(found)
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:

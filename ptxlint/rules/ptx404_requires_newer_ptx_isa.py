@@ -44,12 +44,12 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from ptxlint.analyses.target_gates import failure_span, gated_instructions, module_architecture
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.ir import Module
 from ptxlint.isa.targets import format_version, minimum_version_for, parse_target
 from ptxlint.rules.base import Rule
-from ptxlint.rules.ptx403_unsupported_on_target import failure_span, gated_instructions, module_architecture
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
