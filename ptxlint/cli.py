@@ -167,11 +167,18 @@ def _config_options(command):  # type: ignore[no-untyped-def]
     help="Refuse inputs larger than this many bytes.",
 )
 @click.option(
+    "--max-analysis-steps",
+    type=click.IntRange(min=0),
+    metavar="STEPS",
+    help="Analyse each file for at most this many dataflow steps, then report it as partially analysed "
+    "(deterministic; 0: unlimited; default: `max-analysis-steps` in the configuration, else 200,000,000).",
+)
+@click.option(
     "--time-budget",
     type=click.FloatRange(min=0),
     metavar="SECONDS",
-    help="Analyse each file for at most this long, then report it as partially analysed "
-    "(0: unlimited; default: `time-budget` in the configuration, else 60).",
+    help="Also stop each file's analysis after this many seconds (0: off; default: `time-budget` in the "
+    "configuration, else off; findings then depend on the machine's load).",
 )
 def check(
     paths: tuple[str, ...],
@@ -196,6 +203,7 @@ def check(
     quiet: bool,
     timings: bool,
     max_file_size: int,
+    max_analysis_steps: int | None,
     time_budget: float | None,
 ) -> None:
     """Lint PTX files, CUDA C++ files (compiled with nvcc) and the PTX inside binaries.
@@ -217,7 +225,7 @@ def check(
     started = time.perf_counter()
     results = _lint_inputs(
         files, resolver, max_file_size, time_budget, jobs, quiet, architectures, compiler_flags, compile_commands,
-        timings,
+        timings, max_analysis_steps,
     )
     elapsed = time.perf_counter() - started
     if write_baseline:
@@ -249,6 +257,7 @@ def _lint_inputs(
     compiler_flags: tuple[str, ...],
     compile_commands: str | None,
     timings: bool = False,
+    max_analysis_steps: int | None = None,
 ) -> list[FileResult]:
     """Turn every input into PTX (compiling `.cu` files, extracting binaries' PTX), lint it, and
     return one result per PTX module in input order. A front end that fails (nvcc reports an
@@ -264,7 +273,7 @@ def _lint_inputs(
     work: list[tuple[str | SourceFile, LintSettings]] = []
     slots: list[FileResult | tuple[int, bool]] = []  # a failure, or (position in work, map to source)
     for path in files:
-        settings = _settings_for(resolver, path, max_file_size, time_budget)
+        settings = _settings_for(resolver, path, max_file_size, time_budget, max_analysis_steps)
         if timings:
             settings = dataclasses.replace(settings, timings=True)
         if not needs_front_end(path):
@@ -322,7 +331,10 @@ def _resolver(
         _fail(str(error))
 
 
-def _settings_for(resolver: ConfigResolver, path: str, max_file_size: int, time_budget: float | None = None) -> LintSettings:
+def _settings_for(
+    resolver: ConfigResolver, path: str, max_file_size: int, time_budget: float | None = None,
+    max_analysis_steps: int | None = None,
+) -> LintSettings:
     from ptxlint.config import ConfigError
     from ptxlint.lint import LintSettings
 
@@ -336,6 +348,7 @@ def _settings_for(resolver: ConfigResolver, path: str, max_file_size: int, time_
         max_file_size=max_file_size,
         severity=config.severity,
         time_budget=time_budget,
+        max_analysis_steps=max_analysis_steps,
     )
 
 

@@ -10,7 +10,8 @@ carry its own settings. `--config FILE` uses one file for everything, `--isolate
     extend-select = ["PTX103"]
     ignore = ["PTX105"]
     assume-1d-block = false                      # an analysis option (ptxlint.context.Options)
-    time-budget = 120                            # seconds of analysis per file (0: unlimited)
+    max-analysis-steps = 0                       # analysis steps per file (0: unlimited)
+    time-budget = 120                            # seconds of analysis per file (0: off, the default)
     cuda-arch = ["sm_90a", "sm_100a"]            # what `ptxlint kernel.cu` compiles for
 
     [tool.ptxlint.per-file-ignores]
@@ -259,7 +260,7 @@ def _options(data: Mapping[str, Any], where: str) -> dict[str, Any]:
                 value = float(value)
             if type(value) is not expected:
                 raise ConfigError(f"{where}: `{key}` must be a {'number' if expected is float else expected.__name__}")
-            if expected is float and not value >= 0:
+            if expected in (int, float) and not value >= 0:
                 raise ConfigError(f"{where}: `{key}` must be zero or more")
             options[option.name] = value
     return options

@@ -4,12 +4,10 @@ results flow from analyses to the rules that ask for them)."""
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, Callable, TypeVar
 
+from ptxlint.analysis_limits import DEFAULT_MAX_ANALYSIS_STEPS, UNLIMITED, Budget, BudgetExceeded, current_budget
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.cfg import build as build_cfg
 from ptxlint.ir import Function, Module
@@ -18,49 +16,9 @@ from ptxlint.timings import Timings, measured, stage_name
 T = TypeVar("T")
 
 
-class BudgetExceeded(BaseException):
-    """The file's analysis time budget ran out. A BaseException, like KeyboardInterrupt, so that no
-    `except Exception` on the way (a rule guarding against its own bugs) can swallow it: the
-    driver catches it, skips what is left and reports the file as partially analysed."""
-
-
-class Deadline:
-    """A per-file analysis time budget, checked cooperatively: by the dataflow solver between
-    block visits and by the driver between rules. ``seconds`` None or 0 means unlimited."""
-
-    __slots__ = ("seconds", "_end")
-
-    def __init__(self, seconds: float | None = None, clock: Callable[[], float] = time.monotonic) -> None:
-        self.seconds = seconds if seconds else None
-        self._end = clock() + seconds if seconds else None
-
-    @property
-    def expired(self) -> bool:
-        return self._end is not None and time.monotonic() >= self._end
-
-    def check(self) -> None:
-        """Raise :class:`BudgetExceeded` once the budget is spent."""
-        if self._end is not None and time.monotonic() >= self._end:
-            raise BudgetExceeded(self.seconds)
-
-    @contextlib.contextmanager
-    def active(self) -> Iterator[Deadline]:
-        """Make this the deadline :func:`current_deadline` returns while the block runs, so that
-        code reached through analyses that do not carry the context (the solver) can check it."""
-        token = _CURRENT.set(self)
-        try:
-            yield self
-        finally:
-            _CURRENT.reset(token)
-
-
-UNLIMITED = Deadline()
-_CURRENT: contextvars.ContextVar[Deadline] = contextvars.ContextVar("ptxlint_deadline", default=UNLIMITED)
-
-
-def current_deadline() -> Deadline:
-    """The deadline of the file being analysed (unlimited outside the driver)."""
-    return _CURRENT.get()
+# The analysis budget lives in ptxlint/analysis_limits.py; these are the names the rest of ptxlint
+# imports from here. `Deadline` is the name `ModuleContext.deadline` is annotated with.
+Deadline = Budget
 
 
 @dataclass(frozen=True)
@@ -70,9 +28,13 @@ class Options:
     # Without `.reqntid`/`.maxntid`, assume the block is one-dimensional (y = z = 1). This is what
     # makes `%tid.x >> 5` a warp index; say false for kernels launched with 2-D or 3-D blocks.
     assume_1d_block: bool = True
-    # Seconds of analysis per file before the remaining rules are skipped and the file is reported
-    # as partially analysed (0: unlimited). `--time-budget` overrides it.
-    time_budget: float = 60.0
+    # Analysis steps per file (ptxlint/analysis_limits.py: a block entered or an instruction
+    # transferred by the dataflow solver) before the remaining rules are skipped and the file is
+    # reported as partially analysed (0: unlimited). Deterministic; `--max-analysis-steps`.
+    max_analysis_steps: int = DEFAULT_MAX_ANALYSIS_STEPS
+    # Seconds of wall-clock analysis per file, the same way (0: off, the default: findings would
+    # depend on the machine's load). `--time-budget` overrides it.
+    time_budget: float = 0.0
 
 
 @dataclass

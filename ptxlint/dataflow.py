@@ -10,8 +10,10 @@ checks do.
 States must be immutable values with a meaningful ``==`` (frozensets, tuples, frozen dataclasses).
 Termination is the lattice's business: finite height, monotone transfer. As a last line of defence
 against a non-monotone transfer the solver gives up after a number of visits proportional to the
-graph and reports that the result is incomplete. Between block visits it checks the file's time
-budget (:func:`ptxlint.context.current_deadline`), which raises to stop the whole analysis.
+graph and reports that the result is incomplete. Every block it enters, and every instruction it
+passes through a transfer function, is one step of the file's analysis budget
+(:func:`ptxlint.analysis_limits.current_budget`), which raises to stop the whole analysis once
+the file's step limit (or time budget, when one is set) is spent.
 """
 
 from __future__ import annotations
@@ -22,15 +24,13 @@ from dataclasses import dataclass
 from typing import Callable, Collection, Generic, Iterable, Iterator, Protocol, Sequence, TypeVar
 
 from ptxlint.cfg import ControlFlowGraph
-from ptxlint.context import current_deadline
+from ptxlint.analysis_limits import current_budget
 from ptxlint.ir import Instruction
 
 State = TypeVar("State")
 
 # Visits allowed per block before the solver concludes the analysis does not converge.
 _VISITS_PER_BLOCK = 64
-# Block visits between two looks at the clock (a visit is microseconds, the clock ~50 ns).
-_VISITS_PER_DEADLINE_CHECK = 16
 
 
 class ForwardAnalysis(Protocol[State]):
@@ -94,22 +94,22 @@ def solve_forward(
     block_exit: dict[int, State] = {}
     pending = [(order[0], 0)]
     queued = {0}
-    budget = _VISITS_PER_BLOCK * len(order) + 16
-    deadline = current_deadline()
+    visits_left = _VISITS_PER_BLOCK * len(order) + 16
+    spend = current_budget().spend
     while pending:
-        budget -= 1
-        if budget < 0:
+        visits_left -= 1
+        if visits_left < 0:
             for reached, state in arrived.items():  # blocks reached but not yet visited
                 block_entry.setdefault(reached, state)
             return Solution(cfg, block_entry, block_exit, False)
-        if budget % _VISITS_PER_DEADLINE_CHECK == 0:
-            deadline.check()
         _, block = heapq.heappop(pending)
         queued.discard(block)
+        visited = instructions_of(block)
+        spend(1 + len(visited))  # the file's analysis steps: may raise BudgetExceeded
         state = arrived[block]
         if entering is not None:
             state = block_entry[block] = entering(block, state)
-        for index in instructions_of(block):
+        for index in visited:
             state = transfer(index, instructions[index], state)
         block_exit[block] = state
         for successor in cfg.blocks[block].successors:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from ptxlint import suppressions
-from ptxlint.context import BudgetExceeded, Deadline, ModuleContext, Options
+from ptxlint.context import Budget, BudgetExceeded, ModuleContext, Options
 from ptxlint.diagnostics import Diagnostic, FileResult, Severity
 from ptxlint.lower import lower
 from ptxlint.rules import ALL_RULES
@@ -37,12 +37,17 @@ class LintSettings:
     options: Options = field(default_factory=Options)
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     severity: Mapping[str, Severity] = field(default_factory=dict)  # per-code overrides
-    time_budget: float | None = None  # seconds per file, 0 unlimited; None: options.time_budget
+    time_budget: float | None = None  # seconds per file, 0 off; None: options.time_budget
     timings: bool = False  # measure CPU time per stage (`--timings`)
+    max_analysis_steps: int | None = None  # steps per file, 0 unlimited; None: options.max_analysis_steps
 
     @property
     def seconds(self) -> float:
         return self.options.time_budget if self.time_budget is None else self.time_budget
+
+    @property
+    def steps(self) -> int:
+        return self.options.max_analysis_steps if self.max_analysis_steps is None else self.max_analysis_steps
 
     @property
     def codes(self) -> frozenset[str]:
@@ -56,18 +61,21 @@ class Analysis:
     diagnostics: list[Diagnostic]
     suppressed: int = 0
     crashes: tuple[str, ...] = ()  # rules that raised: a ptxlint bug, reported, never a traceback
-    unfinished: tuple[str, ...] = ()  # rules the time budget stopped or skipped
+    unfinished: tuple[str, ...] = ()  # rules the step limit or time budget stopped or skipped
     notice: str | None = None  # why the analysis is partial, for the user
     timings: tuple[tuple[str, float], ...] = ()  # CPU seconds per stage, with `--timings`
 
 
 @dataclass(frozen=True, slots=True)
 class PartiallyAnalysedResult(FileResult):
-    """A file whose analysis the time budget cut short. Its findings are real but may be
-    incomplete; ``notice`` names the rules that did not run to the end. Renderers show it as a
-    warning; it does not change the exit code (a slow file is not a failed run)."""
+    """A file whose analysis the step limit (or the time budget) cut short. Its findings are real
+    but may be incomplete; ``notice`` says why and names the rules that did not run to the end,
+    ``unfinished`` lists them (in rule order). Renderers show it, the summary never calls the run
+    clean, and it makes the exit code 1 (unless `--exit-zero`): a check that did not finish did
+    not pass."""
 
     notice: str = ""
+    unfinished: tuple[str, ...] = ()
 
 
 class InputError(Exception):
@@ -120,23 +128,25 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
     """Lower, run the rules, apply suppressions, then report the suppressions nothing used
     (PTX002 needs every other rule's findings, so it runs last, here, not as an ordinary rule).
 
-    The time budget is cooperative: the deadline is checked between rules here and between block
-    visits by the dataflow solver. A rule that runs out of time, and every rule after it, is
-    skipped and named in the notice; the findings already made are kept."""
-    deadline = Deadline(settings.seconds)
+    The budget (ptxlint/analysis_limits.py) is cooperative: the dataflow solver spends it, step
+    by step, and the driver checks it between rules. The rule running when it runs out, and
+    every rule after it, are named in the notice; the findings already made are kept. With the
+    default, a step limit and no time budget, where it stops depends only on the input, the
+    rules and the options, never on the machine."""
+    budget = Budget(settings.steps, settings.seconds)
     found: list[Diagnostic] = []
     crashes: list[str] = []
     unfinished: list[str] = []
     stopped: str | None = None  # the rule running when the budget ran out
     timings = Timings() if settings.timings else None
-    with deadline.active(), _cycle_collector_paused():
+    with budget.active(), _cycle_collector_paused():
         if on_stage is not None:
             on_stage("parsing")
         with measured(timings, "parse + lower"):
             module = lower(source)
-        context = ModuleContext(module, settings.options, deadline, timings)
+        context = ModuleContext(module, settings.options, budget, timings)
         for rule in settings.rules:
-            if unfinished or deadline.expired:
+            if unfinished or budget.expired:
                 unfinished.append(rule.code)
                 continue
             if on_stage is not None:
@@ -162,7 +172,7 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
     notice = None
     if unfinished:
         skipped = [code for code in unfinished if code != stopped]
-        notice = f"partially analysed: the {settings.seconds:g}s time budget (--time-budget) ran out"
+        notice = f"partially analysed: {budget.exceeded}"
         notice += f"; stopped {stopped}" if stopped else ""
         notice += f"; skipped {', '.join(skipped)}" if skipped else ""
     return Analysis(
@@ -217,7 +227,7 @@ def lint_path(path: str | SourceFile, settings: LintSettings, on_stage: Callable
     if analysis.notice is not None:
         return PartiallyAnalysedResult(
             source.path, tuple(analysis.diagnostics), source, error=error, suppressed=analysis.suppressed,
-            timings=analysis.timings, notice=analysis.notice,
+            timings=analysis.timings, notice=analysis.notice, unfinished=analysis.unfinished,
         )
     return FileResult(
         source.path, tuple(analysis.diagnostics), source, error=error, suppressed=analysis.suppressed,
