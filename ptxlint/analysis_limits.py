@@ -9,9 +9,11 @@ the same point every time. The default is far above what real code needs (see
 ends with a clear notice instead.
 
 The time budget (`--time-budget`) is off by default: findings that depend on how busy the machine
-is are not reproducible. Both are checked cooperatively, by the solver as it spends steps and by
-the driver between rules; running out raises :class:`BudgetExceeded`, which the driver catches
-to report the file as partially analysed.
+is are not reproducible. Both are checked cooperatively by the solver as it spends steps, the
+time budget also by the driver between rules. Running out raises :class:`BudgetExceeded`, which
+the driver catches: the rule running is stopped and the file reported as partially analysed.
+Past the step limit every later rule still runs, and stops at its first solver step (rules that
+need no dataflow, the ISA checks, finish); past the time budget the later rules are skipped.
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ _NEVER = float("inf")
 class BudgetExceeded(BaseException):
     """The file's analysis bound or time budget ran out. A BaseException, like KeyboardInterrupt,
     so that no `except Exception` on the way (a rule guarding against its own bugs) can swallow
-    it: the driver catches it, skips what is left and reports the file as partially analysed.
-    Its argument says which limit it was, for the notice."""
+    it: the driver catches it, stops that rule and reports the file as partially analysed. Its
+    argument says which limit it was, for the notice."""
 
 
 class Budget:
@@ -56,40 +58,34 @@ class Budget:
         self._next_look: float = 0 if self.max_steps or self._end is not None else _NEVER
 
     def spend(self, steps: int) -> None:
-        """Count ``steps`` of work; raise :class:`BudgetExceeded` once a limit is passed."""
+        """Count ``steps`` of work; raise :class:`BudgetExceeded` once a limit is passed (and on
+        every later call: an analysis that starts after the limit stops at its first step)."""
         self.steps += steps
         if self.steps >= self._next_look:
             self._look()
 
-    def check(self) -> None:
-        """Raise :class:`BudgetExceeded` if a limit has run out (the driver, between rules)."""
-        if self.expired:
-            raise BudgetExceeded(self.exceeded)
-
     @property
-    def expired(self) -> bool:
-        """Whether a limit has run out (the time budget is looked at now, and remembered)."""
-        if self.exceeded is None and self._end is not None and self._clock() >= self._end:
-            self._record(self._time_text())
-        return self.exceeded is not None
+    def out_of_time(self) -> bool:
+        """Whether the time budget (if any) has run out; looked at now."""
+        if self._end is None or self._clock() < self._end:
+            return False
+        if self.exceeded is None:
+            self.exceeded = f"the {self.seconds:g}s time budget (--time-budget) ran out"
+        return True
 
     def _look(self) -> None:
-        if self.exceeded is not None:
-            raise BudgetExceeded(self.exceeded)
         if self.max_steps is not None and self.steps > self.max_steps:
-            self._record(f"the analysis step limit ({self.max_steps:,} steps, --max-analysis-steps) was reached")
-        self.check()
+            if self.exceeded is None:
+                self.exceeded = f"the analysis step limit ({self.max_steps:,} steps, --max-analysis-steps) was reached"
+            self._next_look = 0
+            raise BudgetExceeded(self.exceeded)
+        if self.out_of_time:
+            self._next_look = 0
+            raise BudgetExceeded(self.exceeded)
         next_look = self.max_steps + 1 if self.max_steps is not None else _NEVER
         if self._end is not None:
             next_look = min(next_look, self.steps + _STEPS_PER_CLOCK_LOOK)
         self._next_look = next_look
-
-    def _time_text(self) -> str:
-        return f"the {self.seconds:g}s time budget (--time-budget) ran out"
-
-    def _record(self, why: str) -> None:
-        self.exceeded = why
-        self._next_look = 0  # every later spend raises again
 
     @contextlib.contextmanager
     def active(self) -> Iterator[Budget]:

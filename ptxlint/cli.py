@@ -397,11 +397,14 @@ def _emit(report: Report, output_format: str, stream: TextIO, color: str, statis
 
 
 def _exit_code(results: list[FileResult], exit_zero: bool) -> int:
+    """2 when a file could not be linted; else 1 when there are findings or a file was only
+    partially analysed (a check that did not finish did not pass), unless `--exit-zero`."""
     if any(result.error is not None for result in results):
         return EXIT_ERROR
     if exit_zero:
         return EXIT_CLEAN
-    return EXIT_FINDINGS if any(result.diagnostics for result in results) else EXIT_CLEAN
+    failed = any(result.diagnostics or getattr(result, "notice", None) for result in results)
+    return EXIT_FINDINGS if failed else EXIT_CLEAN
 
 
 class _output:

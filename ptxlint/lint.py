@@ -64,6 +64,7 @@ class Analysis:
     unfinished: tuple[str, ...] = ()  # rules the step limit or time budget stopped or skipped
     notice: str | None = None  # why the analysis is partial, for the user
     timings: tuple[tuple[str, float], ...] = ()  # CPU seconds per stage, with `--timings`
+    steps: int = 0  # analysis steps spent (ptxlint/analysis_limits.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,15 +130,17 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
     (PTX002 needs every other rule's findings, so it runs last, here, not as an ordinary rule).
 
     The budget (ptxlint/analysis_limits.py) is cooperative: the dataflow solver spends it, step
-    by step, and the driver checks it between rules. The rule running when it runs out, and
-    every rule after it, are named in the notice; the findings already made are kept. With the
-    default, a step limit and no time budget, where it stops depends only on the input, the
-    rules and the options, never on the machine."""
+    by step, and the driver looks at the time budget between rules. A rule the budget stops is
+    named in the notice, and so is every rule skipped because the time had run out; the
+    findings made are kept. Past the step limit the later rules still run: those that need the
+    solver stop at once, the others (the ISA checks) finish. With the default, a step limit and
+    no time budget, where the analysis stops depends only on the input, the rules and the
+    options, never on the machine."""
     budget = Budget(settings.steps, settings.seconds)
     found: list[Diagnostic] = []
     crashes: list[str] = []
-    unfinished: list[str] = []
-    stopped: str | None = None  # the rule running when the budget ran out
+    unfinished: list[str] = []  # rules stopped or skipped, in rule order
+    skipped: list[str] = []  # rules not started: the time budget had run out
     timings = Timings() if settings.timings else None
     with budget.active(), _cycle_collector_paused():
         if on_stage is not None:
@@ -146,8 +149,9 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
             module = lower(source)
         context = ModuleContext(module, settings.options, budget, timings)
         for rule in settings.rules:
-            if unfinished or budget.expired:
+            if budget.out_of_time:
                 unfinished.append(rule.code)
+                skipped.append(rule.code)
                 continue
             if on_stage is not None:
                 on_stage(f"{rule.code} {rule.name}")
@@ -156,7 +160,6 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
                     found.extend(rule.check(context))
             except BudgetExceeded:
                 unfinished.append(rule.code)
-                stopped = rule.code
             except Exception as error:  # noqa: BLE001 - one broken rule must not hide the others' findings
                 crashes.append(f"internal error in {rule.code} ({type(error).__name__}: {error}); please report it")
     comments = suppressions.parse(source)
@@ -164,6 +167,7 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
     diagnostics = outcome.kept
     if unused_suppression.RULE.code in settings.codes and unfinished:
         unfinished.append(unused_suppression.RULE.code)  # unknowable: a skipped rule may have used them
+        skipped.append(unused_suppression.RULE.code)
     elif unused_suppression.RULE.code in settings.codes:
         unused = unused_suppression.report(comments, outcome.used, settings.codes)
         diagnostics.extend(suppressions.apply(unused, _file_wide(comments)).kept)
@@ -171,13 +175,13 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
     diagnostics = attach_origins(module, diagnostics)
     notice = None
     if unfinished:
-        skipped = [code for code in unfinished if code != stopped]
+        stopped = [code for code in unfinished if code not in skipped]
         notice = f"partially analysed: {budget.exceeded}"
-        notice += f"; stopped {stopped}" if stopped else ""
+        notice += f"; stopped {', '.join(stopped)}" if stopped else ""
         notice += f"; skipped {', '.join(skipped)}" if skipped else ""
     return Analysis(
         sorted(diagnostics, key=Diagnostic.sort_key), outcome.suppressed, tuple(crashes), tuple(unfinished), notice,
-        timings.items() if timings is not None else (),
+        timings.items() if timings is not None else (), budget.steps,
     )
 
 

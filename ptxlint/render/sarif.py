@@ -8,7 +8,9 @@
 - `partialFingerprints.primaryLocationLineHash` is computed as the upload action would, so alerts
   keep their identity when lines move.
 - Labels become `relatedLocations`, a witness path becomes a `codeFlow`, unreadable inputs become
-  `toolExecutionNotifications` and make `executionSuccessful` false.
+  `toolExecutionNotifications` and make `executionSuccessful` false. A partly analysed file gets
+  one error-level notification per rule that did not finish on it, with that rule as its
+  `associatedRule`: in SARIF's terms (appendix I) the results are then not known to be complete.
 - With `--map-to-source` the primary location is the CUDA/Triton line and the PTX position is a
   related location; without it, the other way round.
 """
@@ -23,7 +25,7 @@ from typing import Any, TextIO
 
 from ptxlint import __version__
 from ptxlint.diagnostics import Diagnostic, FileResult, Label, Severity
-from ptxlint.render import Report, notice
+from ptxlint.render import Report, notice, unfinished
 from ptxlint.render.fingerprint import line_hashes
 from ptxlint.render.grouping import group
 from ptxlint.render.json import valid_unicode
@@ -101,15 +103,25 @@ class _RunBuilder:
                 for result in failures
             ]
             + [
-                # A partial analysis is not a failed execution: its findings are real.
-                {
-                    "level": "warning",
-                    "message": {"text": f"{result.path}: {notice(result)}"},
-                    "locations": [{"physicalLocation": {"artifactLocation": self.artifact(result.path)}}],
-                }
+                self.unfinished_rule(result, code)
                 for result in self.report.results
                 if notice(result) is not None
+                for code in unfinished(result)
             ],
+        }
+
+    def unfinished_rule(self, result: FileResult, code: str) -> dict[str, Any]:
+        """A rule that did not finish on a file (the step limit or time budget ran out). Level
+        error: the results may be incomplete. The execution itself succeeded (its findings are
+        real), so `executionSuccessful` stays true."""
+        rule: dict[str, Any] = {"id": code}
+        if code in self.rule_index:
+            rule["index"] = self.rule_index[code]
+        return {
+            "level": "error",
+            "message": {"text": f"{result.path}: {code} did not finish: {notice(result)}"},
+            "locations": [{"physicalLocation": {"artifactLocation": self.artifact(result.path)}}],
+            "associatedRule": rule,
         }
 
     def results_of(self, result: FileResult) -> list[dict[str, Any]]:

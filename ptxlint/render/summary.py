@@ -11,7 +11,7 @@ import os
 from typing import TextIO
 
 from ptxlint.diagnostics import Severity
-from ptxlint.render import Report, notice
+from ptxlint.render import Report, notice, unfinished_rules
 from ptxlint.render.text import plural
 
 Segment = tuple[str, "str | None"]  # text, and a rich style name or None
@@ -54,14 +54,16 @@ def segments(report: Report, folded: int = 0) -> list[Segment]:
         for diagnostic in result.diagnostics:
             counts[diagnostic.severity] += 1
     unreadable = sum(1 for result in results if result.source is None)
+    partial = sum(1 for result in results if notice(result) is not None)
     parts = [plural(counts[severity], severity.value) for severity in Severity if counts[severity]]
     line: list[Segment] = []
     checked = plural(len(results) - unreadable, "file")
     if parts:
         line.append(("Found " + ", ".join(parts), "bold"))
         line.append((f" in {checked} checked", None))
-    elif unreadable:
-        # "All checks passed" would be false: the files that failed were not checked at all.
+    elif unreadable or partial:
+        # "All checks passed" would be false: the files that failed were not checked at all, and
+        # on a partly analysed file some rules did not finish.
         line.append(("No findings", "bold"))
         line.append((f" in {checked} checked", None))
     else:
@@ -69,9 +71,9 @@ def segments(report: Report, folded: int = 0) -> list[Segment]:
         line.append((f" in {checked} checked", None))
     if unreadable:
         line.append((f", {plural(unreadable, 'file')} could not be linted", "bold red"))
-    partial = sum(1 for result in results if notice(result) is not None)
     if partial:
-        line.append((f", {plural(partial, 'file')} partially analysed", "bold yellow"))
+        codes = ", ".join(unfinished_rules(results))
+        line.append((f", {plural(partial, 'file')} partially analysed ({codes} did not finish)", "bold yellow"))
     hidden = [
         f"{count} {what}"
         for count, what in (
