@@ -60,8 +60,7 @@ def main() -> None:
     ptxlint rules                      list the rules
     ptxlint rule PTX101                explain one rule
     ptxlint dump ir kernel.ptx         show the intermediate representation
-    ptxlint dump uniformity kernel.ptx show which values are warp-uniform
-    ptxlint dump roles kernel.ptx      show which warps may run each instruction
+    ptxlint dump uniformity kernel.ptx show which values are warp-uniform (any pass: `ptxlint dump`)
     """
 
 
@@ -476,47 +475,41 @@ class _stages:
             self.status.__exit__(*exc)
 
 
-@main.group()
-def dump() -> None:
-    """Print what ptxlint computes for a file (for debugging and bug reports)."""
-
-
-@dump.command("ir")
-@click.argument("path")
-def dump_ir(path: str) -> None:
-    """The intermediate representation of PATH."""
-    from ptxlint.lower import lower
-    from ptxlint.printer import format_module
-
-    click.echo(format_module(lower(_read_or_fail(path))), nl=False)
-
-
-@dump.command("uniformity")
-@click.argument("path")
+@main.command()
+@click.argument("what", required=False, metavar="PASS")
+@click.argument("path", required=False)
 @_config_options
-def dump_uniformity(path: str, **configuration: Any) -> None:
-    """Per instruction of PATH: which values are uniform, and at which level it runs."""
-    from ptxlint.analyses.uniformity import format_uniformity
+def dump(what: str | None, path: str | None, **configuration: Any) -> None:
+    """Print what a pass computes for each instruction of PATH (`ir`: the intermediate
+    representation). Without arguments, list the passes."""
+    from ptxlint.passes import load, printable
 
-    _print_dump(format_uniformity, path, configuration)
+    if what is None:
+        click.echo(f"{'ir':<16}  the intermediate representation, one line per instruction")
+        for name in printable():
+            click.echo(f"{name:<16}  {load(name).doc}")
+        return
+    if what != "ir" and what not in printable():
+        import difflib  # only for a mistyped pass name
 
-
-@dump.command("roles")
-@click.argument("path")
-@_config_options
-def dump_roles(path: str, **configuration: Any) -> None:
-    """Per instruction of PATH: which warps may execute it."""
-    from ptxlint.analyses.roles import format_roles
-
-    _print_dump(format_roles, path, configuration)
-
-
-def _print_dump(printer: Callable[..., str], path: str, configuration: dict[str, Any]) -> None:
-    """An analysis's annotated listing of PATH, under the configuration that governs it."""
+        close = difflib.get_close_matches(what, ["ir", *printable()], n=1, cutoff=0.6)
+        hint = f" (did you mean `{close[0]}`?)" if close else "; `ptxlint dump` lists them"
+        _fail(f"unknown pass `{what}`{hint}")
+    if path is None:
+        _fail(f"`ptxlint dump {what}` needs a PTX file")
     from ptxlint.lower import lower
+
+    module = lower(_read_or_fail(path))
+    if what == "ir":
+        from ptxlint.printer import format_module
+
+        click.echo(format_module(module), nl=False)
+        return
+    from ptxlint.context import ModuleContext
+    from ptxlint.printer import format_pass
 
     options = _resolver(**configuration).for_path(path).options
-    click.echo(printer(lower(_read_or_fail(path)), options), nl=False)
+    click.echo(format_pass(ModuleContext(module, options, record_every_fact=True), what), nl=False)
 
 
 def _read_or_fail(path: str) -> SourceFile:

@@ -4,17 +4,14 @@ results flow from analyses to the rules that ask for them)."""
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterator, Protocol
 
 from ptxlint.analysis_limits import DEFAULT_MAX_ANALYSIS_STEPS, UNLIMITED, Budget, BudgetExceeded, current_budget
-from ptxlint.cfg import ControlFlowGraph
-from ptxlint.cfg import build as build_cfg
 from ptxlint.ir import Function, Module
-from ptxlint.timings import Timings, measured, stage_name
-
-T = TypeVar("T")
-
+from ptxlint.passes import UndeclaredPass, load
+from ptxlint.timings import Timings, measured
 
 # The analysis budget lives in ptxlint/analysis_limits.py; these are the names the rest of ptxlint
 # imports from here. `Deadline` is the name `ModuleContext.deadline` is annotated with.
@@ -39,28 +36,59 @@ class Options:
 
 @dataclass
 class ModuleContext:
-    """The module being linted and the analyses computed on it so far."""
+    """The module being linted and the pass results computed on it so far.
+
+    ``result(name, function)`` runs a declared pass (``ptxlint/passes.py``) once per module, or
+    once per function, and caches it. While a rule or a pass runs it is the *requester*: asking
+    for a pass it does not list in its ``requires`` raises :class:`~ptxlint.passes.UndeclaredPass`,
+    so the declarations stay true."""
 
     module: Module
     options: Options = field(default_factory=Options)
     deadline: Deadline = UNLIMITED
-    timings: Timings | None = None  # CPU time per analysis, when asked for (`--timings`)
+    timings: Timings | None = None  # CPU time per pass, when asked for (`--timings`)
+    # Sparse passes record facts for every instruction instead of only those their users read
+    # (`ptxlint dump`, fact annotations).
+    record_every_fact: bool = False
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+    _requesters: list[Requester] = field(default_factory=list, repr=False)
 
-    def cached(self, key: Any, compute: Callable[[], T]) -> T:
-        """Compute ``compute()`` once per key for this module."""
+    def result(self, name: str, function: Function | None = None) -> Any:
+        """The result of pass ``name`` on the module, or on ``function`` for a per-function pass."""
+        key = name if function is None else (name, id(function))
         try:
             return self._cache[key]
         except KeyError:
             pass
-        with measured(self.timings, stage_name(key)):
-            value = self._cache[key] = compute()
+        if self._requesters and name not in self._requesters[-1].requires:
+            requester = self._requesters[-1]
+            raise UndeclaredPass(f"{_label(requester)} asks for pass `{name}` but does not require it")
+        declared = load(name)
+        if declared.per_function != (function is not None):
+            kind = "per function" if declared.per_function else "per module"
+            raise TypeError(f"pass `{name}` runs {kind}")
+        with self.running(declared), measured(self.timings, name):
+            value = declared.run(self) if function is None else declared.run(self, function)
+        self._cache[key] = value
         return value
 
-    def function_analysis(self, function: Function, analysis: Callable[..., T]) -> T:
-        """Run ``analysis(self, function)`` once per function and analysis."""
-        return self.cached((analysis, id(function)), lambda: analysis(self, function))
+    @contextlib.contextmanager
+    def running(self, requester: Requester) -> Iterator[None]:
+        """Make ``requester`` (a rule or a pass) the one whose ``requires`` govern what is asked."""
+        self._requesters.append(requester)
+        try:
+            yield
+        finally:
+            self._requesters.pop()
 
-    def control_flow_graph(self, function: Function) -> ControlFlowGraph:
-        """The function's CFG, built once for every analysis that needs it."""
-        return self.cached((ControlFlowGraph, id(function)), lambda: build_cfg(function))
+
+class Requester(Protocol):
+    """A rule or a pass: anything that asks the context for passes."""
+
+    @property
+    def requires(self) -> tuple[str, ...]: ...
+
+
+def _label(requester: Requester) -> str:
+    code = getattr(requester, "code", None)
+    return f"rule {code}" if code else f"pass `{getattr(requester, 'name', requester)}`"

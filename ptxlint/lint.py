@@ -156,7 +156,7 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
             if on_stage is not None:
                 on_stage(f"{rule.code} {rule.name}")
             try:
-                with measured(timings, rule.code):
+                with measured(timings, rule.code), context.running(rule):
                     found.extend(rule.check(context))
             except BudgetExceeded:
                 unfinished.append(rule.code)

@@ -1,11 +1,15 @@
 """`ptxlint dump ir`: a readable listing of the IR, one line per instruction, for debugging the
-parser and for bug reports; and the annotated listing the dumps of the analyses share."""
+parser and for bug reports; and `ptxlint dump PASS`: the same listing annotated with what a
+pass's printer says of each instruction."""
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from ptxlint import ir
+
+if TYPE_CHECKING:
+    from ptxlint.context import ModuleContext
 
 
 def format_operand(operand: ir.Operand) -> str:
@@ -93,9 +97,9 @@ def format_module(module: ir.Module) -> str:
 def format_annotated(
     module: ir.Module, describer_of: Callable[[ir.Function], Callable[[int, ir.Instruction], str] | None]
 ) -> str:
-    """The listing every `ptxlint dump <analysis>` prints: each instruction of each function the
-    analysis covers, as written, followed by what the analysis says of it (``describer_of``
-    returns None for a function it does not cover)."""
+    """The listing every `ptxlint dump PASS` prints: each instruction of each function the pass
+    covers, as written, followed by what the pass says of it (``describer_of`` returns None for a
+    function it does not cover)."""
     lines = [f"module {module.path}"]
     for function in module.functions:
         describe = describer_of(function)
@@ -107,5 +111,29 @@ def format_annotated(
         for index, instruction in enumerate(function.instructions):
             text = module.source.data[instruction.span.start : instruction.span.end].decode("utf-8", "replace")
             text = " ".join(text.split())
-            lines.append(f"{instruction.span.line:>7}  {text:<60}  {describe(index, instruction)}")
+            lines.append(f"{instruction.span.line:>7}  {text:<60}  {describe(index, instruction)}".rstrip())
     return "\n".join(lines) + "\n"
+
+
+def pass_describer(context: ModuleContext, name: str) -> Callable[[ir.Function], Callable[[int, ir.Instruction], str] | None]:
+    """For each function, how pass ``name``'s printer describes its instructions (None where the
+    pass says nothing about the function). The pass runs in ``context`` on first use."""
+    from ptxlint.passes import load
+
+    declared = load(name)
+    printer = declared.printer
+    if printer is None:
+        raise ValueError(f"pass `{name}` has no printer")
+
+    def describer_of(function: ir.Function) -> Callable[[int, ir.Instruction], str] | None:
+        if not function.has_body:
+            return None
+        result = context.result(name, function) if declared.per_function else context.result(name)
+        return printer(result, function)
+
+    return describer_of
+
+
+def format_pass(context: ModuleContext, name: str) -> str:
+    """`ptxlint dump PASS`: every instruction the pass covers, with what it says of it."""
+    return format_annotated(context.module, pass_describer(context, name))

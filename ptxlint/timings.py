@@ -1,9 +1,9 @@
-"""CPU time per stage of one lint: parsing and lowering, each analysis, each rule.
+"""CPU time per stage of one lint: parsing and lowering, each pass, each rule.
 
-Analyses run on demand, the first time a rule asks for them (``ModuleContext.cached``), so a
+Passes run on demand, the first time a rule asks for them (``ModuleContext.result``), so a
 rule's own time and the time of the analyses it triggered are told apart by nesting: every
 stage is charged its *exclusive* time, what it spent minus the stages that ran inside it. The
-stages then add up to the whole, and a shared analysis is charged once, to itself, whichever
+stages then add up to the whole, and a shared pass is charged once, under its own name, whichever
 rule asked first. ``ptxlint --timings`` prints the table; benchmarks read it too.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from typing import Any, Iterator
+from typing import Iterator
 
 
 class Timings:
@@ -39,21 +39,6 @@ class Timings:
 def measured(timings: Timings | None, stage: str) -> contextlib.AbstractContextManager[None]:
     """``timings.measure(stage)``, or nothing to measure into when timings are off."""
     return timings.measure(stage) if timings is not None else contextlib.nullcontext()
-
-
-def stage_name(key: Any) -> str:
-    """A readable name for a ``ModuleContext.cached`` key: a string as it is; a per-function
-    analysis (``(callable, id)``) by its module and name, summed over functions."""
-    if isinstance(key, str):
-        return key
-    if isinstance(key, tuple) and key:
-        if all(isinstance(part, str) for part in key):
-            return ".".join(key)
-        key = key[0]
-    name = getattr(key, "__name__", type(key).__name__)
-    module = getattr(key, "__module__", "") or ""
-    prefix = module.removeprefix("ptxlint.").removeprefix("analyses.")
-    return f"{prefix}.{name.lstrip('_')}" if prefix and prefix != "builtins" else name
 
 
 def merge(totals: dict[str, float], stages: tuple[tuple[str, float], ...]) -> None:

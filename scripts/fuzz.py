@@ -120,7 +120,8 @@ def _rule_crash_kind(source) -> str:  # type: ignore[no-untyped-def]
     context = ModuleContext(lower(source))
     for rule in ALL_RULES:
         try:
-            list(rule.check(context))
+            with context.running(rule):
+                list(rule.check(context))
         except Exception as error:  # noqa: BLE001
             frames = [frame for frame in traceback.extract_tb(error.__traceback__) if "ptxlint" in frame.filename]
             where = f"{Path(frames[-1].filename).name}:{frames[-1].name}" if frames else "?"
@@ -501,7 +502,8 @@ def _rule_tracebacks(data: bytes) -> None:
     context = ModuleContext(lower(SourceFile.from_bytes("fuzz.ptx", data)))
     for rule in ALL_RULES:
         try:
-            list(rule.check(context))
+            with context.running(rule):
+                list(rule.check(context))
         except Exception:  # noqa: BLE001
             print(f"--- {rule.code}", file=sys.stderr)
             traceback.print_exc()

@@ -1,4 +1,4 @@
-"""Facts asserted inline in fixtures: `// uniformity: warp executes: cta`, `// warps: 4-7`.
+"""Facts asserted inline in fixtures: `// uniformity: warp executes: cta`, `// roles: 4-7`.
 
 A fact annotation sits in the comment of the line it concerns, possibly after an `// expect:`;
 each fact test names its pattern and reads the match it needs.

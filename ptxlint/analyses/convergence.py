@@ -1,5 +1,6 @@
-"""What the convergence rules (PTX101–PTX105) share: the collective sites of a module with the
-uniformity facts at each, and the wording of causes and labels.
+"""The collective sites of a module with the uniformity facts at each: what the convergence
+rules (PTX101–PTX105) read (their shared wording lives beside them, in
+``rules/convergence_messages.py``).
 
 A *site* is a collective instruction, or a call to a function that reaches one (the call must
 then satisfy the collective's requirement, and is where the finding goes).
@@ -7,8 +8,8 @@ then satisfy the collective's requirement, and is where the finding goes).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Iterator
 
 from ptxlint import ir
 from ptxlint.analyses.lanes import Level
@@ -17,12 +18,12 @@ from ptxlint.analyses.uniformity import (
     Divergence,
     FunctionUniformity,
     InstructionFacts,
+    ModuleUniformity,
     iter_function_facts,
-    module_uniformity,
 )
 from ptxlint.context import ModuleContext
-from ptxlint.diagnostics import Diagnostic, Label
 from ptxlint.isa.aligned import Collective, Scope
+from ptxlint.passes import Describe, Pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,9 +57,13 @@ def short_opcode(opcode: ir.Opcode) -> str:
     return f"{opcode.base}.{first}" if first else opcode.base
 
 
-def sites(context: ModuleContext) -> Iterator[Site]:
+def _sites(context: ModuleContext) -> tuple[Site, ...]:
     """Every reachable collective and every call reaching one, in file order."""
-    for analysed in iter_function_facts(module_uniformity(context)):
+    return tuple(_sites_in(context.result("uniformity")))
+
+
+def _sites_in(result: ModuleUniformity) -> Iterator[Site]:
+    for analysed in iter_function_facts(result):
         instructions = analysed.function.instructions
         found: list[Site] = []
         for index, requirement in analysed.collectives.items():
@@ -102,88 +107,29 @@ def execution_cause(site: Site, breaks: Callable[[Divergence], bool]) -> Diverge
     return next((mark for mark in site.facts.exits if mark.kind == "exit-branch" and breaks(mark)), None)
 
 
-def variation(level: Level) -> str:
-    """How a condition at ``level`` varies, as a phrase ("varies within a warp")."""
-    return {
-        Level.THREAD: "varies within a warp",
-        Level.WARP: "differs between the warps of a warpgroup",
-        Level.WARPGROUP: "differs between warpgroups",
-        Level.CTA: "is uniform",
-    }[level]
+def _describe_sites(sites: tuple[Site, ...], function: ir.Function) -> Describe | None:
+    """At each collective (or call reaching one): what it is and the scope that must execute it."""
+    here = {site.index: site for site in sites if site.function.function is function}
+    if not here:
+        return None
+
+    def describe(index: int, instruction: ir.Instruction) -> str:
+        site = here.get(index)
+        if site is None:
+            return ""
+        aligned = " aligned" if site.requirement.aligned else ""
+        via = f" via {site.via.function}" if site.via is not None else ""
+        return f"{site.short_name} needs {site.requirement.scope.noun}{aligned}{via}"
+
+    return describe
 
 
-def cause_phrase(divergence: Divergence) -> str:
-    """"its guard `%p1` varies within a warp" / "the branch on `%p2` … varies within a warp"."""
-    if divergence.kind == "guard":
-        return f"its guard `{divergence.subject}` {variation(divergence.level)}"
-    if divergence.kind == "exit-branch":
-        return (
-            f"it is past a branch on `{divergence.subject}`, which {variation(divergence.level)}, "
-            "that sends the other threads to an exit"
-        )
-    if divergence.kind == "paths":
-        return f"the branches on the way (such as the one on `{divergence.subject}`) let only some warps reach it"
-    return f"it is inside a branch on `{divergence.subject}`, which {variation(divergence.level)}"
-
-
-def cause_labels(divergence: Divergence) -> list[Label]:
-    """The guard, branch or exit, and the divergent source behind its condition."""
-    if divergence.kind == "guard":
-        labels = [Label(divergence.span, f"guard `{divergence.subject}` {variation(divergence.level)}")]
-    elif divergence.kind == "branch":
-        labels = [Label(divergence.span, f"this branch on `{divergence.subject}` {variation(divergence.level)}")]
-    elif divergence.kind == "exit-branch":
-        labels = [Label(divergence.span, f"this branch on `{divergence.subject}` {variation(divergence.level)} and leads to an exit")]
-    elif divergence.kind == "paths":
-        reach = f" ({divergence.origin.message})" if divergence.origin is not None else ""
-        return [Label(divergence.span, f"the paths through this branch and those before it bring whole warps{reach}")]
-    else:
-        labels = [Label(divergence.span, f"threads may exit here ({variation(divergence.level)})")]
-    if divergence.origin is not None and divergence.origin.span != divergence.span:
-        labels.append(Label(divergence.origin.span, divergence.origin.message))
-    return labels
-
-
-def call_labels(site: Site) -> list[Label]:
-    if site.via is None:
-        return []
-    return [Label(site.via.instruction.span, f"`{short_opcode(site.via.instruction.opcode)}` in `{site.via.function}` is reached from this call")]
-
-
-def subject(site: Site) -> str:
-    """What the message is about: the collective, or the call that reaches it."""
-    if site.via is None:
-        return f"`{site.short_name}`"
-    return f"this call reaches `{site.short_name}` (in `{site.via.function}`), which"
-
-
-def first_per_cause(
-    candidates: Iterable[tuple[Site, Divergence]], report: Callable[[Site, Divergence], Diagnostic]
-) -> Iterator[Diagnostic]:
-    """One finding per cause (a guard, branch or exit) and function, at the first collective it
-    affects; every further collective the same cause reaches is named by a label of its own, so a
-    terminal reader sees them and a review bot can annotate each (SARIF related locations)."""
-    groups: dict[tuple, list[tuple[Site, Divergence]]] = {}
-    for site, divergence in candidates:
-        key = (id(site.function), divergence.kind, divergence.index if divergence.kind != "guard" else site.index)
-        groups.setdefault(key, []).append((site, divergence))
-    for members in groups.values():
-        site, divergence = members[0]
-        diagnostic = report(site, divergence)
-        others = list({member.index: member for member, _ in members if member.index != site.index}.values())
-        if others:
-            labels = tuple(
-                Label(other.instruction.span, f"{subject_phrase(other)} is affected the same way", also_affected=True)
-                for other in others
-            )
-            plural = "s" if len(others) > 1 else ""
-            note = f"{len(others)} more collective{plural} after it {'are' if len(others) > 1 else 'is'} affected the same way"
-            diagnostic = replace(diagnostic, labels=diagnostic.labels + labels, notes=diagnostic.notes + (note,))
-        yield diagnostic
-
-
-def subject_phrase(site: Site) -> str:
-    """A label's name for a site: "`bar.sync`", or "this call (reaching `bar.sync`)"."""
-    if site.via is None:
-        return f"`{site.short_name}`"
-    return f"this call (reaching `{site.short_name}`)"
+PASSES = (
+    Pass(
+        "convergence",
+        "the collectives (and calls reaching one) with the uniformity facts at each",
+        _sites,
+        requires=("uniformity",),
+        printer=_describe_sites,
+    ),
+)

@@ -9,15 +9,22 @@ from typing import Callable, Iterable
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import ModuleContext
 from ptxlint.ir import Function, Immediate, Instruction, Register, Sink, SpecialRegister, Symbol, registers_in
-
-
-def register_index(context: ModuleContext, function: Function) -> RegisterIndex:
-    """The index of ``function``, built once per module context."""
-    return context.function_analysis(function, _build)
+from ptxlint.passes import Describe, Pass
 
 
 def _build(context: ModuleContext, function: Function) -> RegisterIndex:
     return RegisterIndex(function.instructions)
+
+
+def _describe_registers(index: RegisterIndex, function: Function) -> Describe:
+    """``writes a, b reads c`` per instruction: the def-use index as the sparse passes see it."""
+
+    def describe(position: int, instruction: Instruction) -> str:
+        written, read = index.writes(position), index.reads(position)
+        parts = ([f"writes {', '.join(written)}"] if written else []) + ([f"reads {', '.join(read)}"] if read else [])
+        return " ".join(parts) or "-"
+
+    return describe
 
 
 class RegisterIndex:
@@ -184,3 +191,14 @@ class Liveness:
                 mask ^= lowest
             known = self._names[block] = frozenset(found)
         return known
+
+
+PASSES = (
+    Pass(
+        "registers",
+        "which instructions write and read each register (the def-use index sparse passes walk)",
+        _build,
+        per_function=True,
+        printer=_describe_registers,
+    ),
+)

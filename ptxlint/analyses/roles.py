@@ -16,12 +16,12 @@ from typing import Callable
 
 from ptxlint.analyses.reaching_threads import ranges
 from ptxlint.analyses.registers import RegisterIndex
-from ptxlint.analyses.warp_values import FunctionValues, function_values, warp_count_of
+from ptxlint.analyses.warp_values import FunctionValues, warp_count_of
 from ptxlint.cfg import ControlFlowGraph
-from ptxlint.context import ModuleContext, Options
+from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, solve_forward
-from ptxlint.ir import Function, Instruction, Module, Register
-from ptxlint.printer import format_annotated
+from ptxlint.ir import Function, Instruction, Register
+from ptxlint.passes import Describe, Pass
 
 _CONDITIONAL = frozenset({"bra", "ret", "exit"})
 
@@ -207,34 +207,44 @@ class FunctionRoles:
         return mask
 
 
-def branch_table(context: ModuleContext, function: Function) -> BranchTable:
-    return BranchTable(context.function_analysis(function, function_values))
+def _branch_table(context: ModuleContext, function: Function) -> BranchTable:
+    return BranchTable(context.result("warp_values", function))
 
 
-def function_roles(context: ModuleContext, function: Function) -> FunctionRoles:
-    branches = context.function_analysis(function, branch_table)
+def _function_roles(context: ModuleContext, function: Function) -> FunctionRoles:
+    branches = context.result("warp_branches", function)
     solution = solve_forward(branches.values.cfg, Roles(branches))
     _, known = warp_count_of(context, function)
     return FunctionRoles(branches, solution, branches.warp_count, known)
 
 
-def format_roles(module: Module, options: Options) -> str:
-    """`ptxlint dump roles`: per instruction, the warps that may execute it (its guard
-    included), as the tensor-memory rules see them."""
-    context = ModuleContext(module, options)
+def _describe_roles(roles: FunctionRoles, function: Function) -> Describe:
+    """Per instruction, the warps that may execute it (its guard included), as the
+    tensor-memory rules see them: ``4-7 of 8`` (``of up to 32`` without a launch directive)."""
+    count = f"of {roles.warp_count}" if roles.warp_count_known else f"of up to {roles.warp_count}"
 
-    def describer_of(function: Function) -> Callable[[int, Instruction], str] | None:
-        if not function.has_body:
-            return None
-        roles = context.function_analysis(function, function_roles)
-        count = f"of {roles.warp_count}" if roles.warp_count_known else f"of up to {roles.warp_count}"
+    def describe(index: int, instruction: Instruction) -> str:
+        if roles.cfg.block_of(index) not in roles.solution.block_entry:
+            return "unreachable"
+        return f"{ranges(roles.warps_at(index, instruction)) or 'none'} {count}"
 
-        def describe(index: int, instruction: Instruction) -> str:
-            if roles.cfg.block_of(index) not in roles.solution.block_entry:
-                return "unreachable"
-            mask = roles.warps_at(index, instruction)
-            return f"warps: {ranges(mask) or 'none'} {count}"
+    return describe
 
-        return describe
 
-    return format_annotated(module, describer_of)
+PASSES = (
+    Pass(
+        "warp_branches",
+        "per conditional branch and guard, the warps that can take each side",
+        _branch_table,
+        per_function=True,
+        requires=("warp_values",),
+    ),
+    Pass(
+        "roles",
+        "which warps of the CTA may execute each instruction",
+        _function_roles,
+        per_function=True,
+        requires=("warp_branches",),
+        printer=_describe_roles,
+    ),
+)

@@ -8,6 +8,7 @@ from ptxlint.context import ModuleContext
 from ptxlint.ir import Instruction, Module
 from ptxlint.isa.gating import GateFailure, gate_failures
 from ptxlint.isa.targets import Target, architecture_of
+from ptxlint.passes import Pass
 from ptxlint.source import Span
 
 
@@ -23,13 +24,10 @@ def failure_span(instruction: Instruction, failure: GateFailure) -> Span:
     return instruction.modifier_span(failure.qualifier_index)
 
 
-def gated_instructions(context: ModuleContext) -> tuple[tuple[Instruction, tuple[GateFailure, ...]], ...]:
+def _gated_instructions(context: ModuleContext) -> tuple[tuple[Instruction, tuple[GateFailure, ...]], ...]:
     """Every instruction the module's target or version does not allow, with what it uses that
     they lack: one pass over the instructions, judging each distinct opcode text once."""
-    return context.cached(_gated_instructions, lambda: _gated_instructions(context.module))
-
-
-def _gated_instructions(module: Module) -> tuple[tuple[Instruction, tuple[GateFailure, ...]], ...]:
+    module = context.module
     architecture = module_architecture(module)
     if architecture is None:
         return ()
@@ -44,3 +42,12 @@ def _gated_instructions(module: Module) -> tuple[tuple[Instruction, tuple[GateFa
             if failures:
                 found.append((instruction, failures))
     return tuple(found)
+
+
+PASSES = (
+    Pass(
+        "target_gates",
+        "each instruction the module's `.target` or `.version` does not allow, with what it lacks",
+        _gated_instructions,
+    ),
+)

@@ -20,13 +20,14 @@ from __future__ import annotations
 from typing import Iterable, NamedTuple
 
 from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState
-from ptxlint.analyses.roles import BranchTable, branch_table
-from ptxlint.analyses.tcgen05_scan import callee_operations, called_operations, tensor_memory_instructions
+from ptxlint.analyses.roles import BranchTable
+from ptxlint.analyses.tcgen05_scan import called_operations
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, StatesBefore, solve_forward
 from ptxlint.diagnostics import Label
 from ptxlint.ir import Address, Function, Instruction, registers_in
 from ptxlint.isa.tcgen05 import WAIT_LD, WAIT_ST, operation
+from ptxlint.passes import Describe, Pass
 
 
 # ----------------------------------------------------------------------------- pending ld/st
@@ -210,11 +211,12 @@ class FunctionState:
 
 
 def function_state(context: ModuleContext, function: Function, keep_every_fact: bool = False) -> FunctionState:
+    scan = context.result("tcgen05_scan")
     analysis = TensorMemoryState(
-        context.function_analysis(function, branch_table),
+        context.result("warp_branches", function),
         function,
-        callee_operations(context),
-        tensor_memory_instructions(context, function),
+        scan.callee_operations,
+        scan.instructions(function),
         keep_every_fact,
     )
     return FunctionState(analysis, solve_forward(analysis.branches.values.cfg, analysis))
@@ -253,3 +255,36 @@ def waiting_instruction(kind: str) -> str:
 def pending_labels(function: Function, items: Iterable[Pending], text: str) -> list[Label]:
     """One label per pending access: "`tcgen05.ld` <text>" on the instruction that issued it."""
     return [Label(function.instructions[item.index].span, f"`tcgen05.{item.kind}` {text}") for item in items]
+
+
+def _describe_pending(pending: FunctionState, function: Function) -> Describe:
+    """Before each instruction, over every path class: the accesses not yet waited for and the
+    allocations not yet freed, by the line that issued them (``pending ld@36 allocated @21``)."""
+    instructions = function.instructions
+
+    def describe(index: int, instruction: Instruction) -> str:
+        if pending.solution.cfg.block_of(index) not in pending.solution.block_entry:
+            return "unreachable"
+        state = pending.state_before(index)
+        accesses = sorted({access for payload, _ in state for access in payload.accesses})
+        allocations = sorted({allocation for payload, _ in state for allocation in payload.allocations})
+        parts = []
+        if accesses:
+            parts.append("pending " + " ".join(f"{kind}@{instructions[at].span.line}" for at, kind in accesses))
+        if allocations:
+            parts.append("allocated " + " ".join(f"@{instructions[at].span.line}" for at in allocations))
+        return " ".join(parts) or "-"
+
+    return describe
+
+
+PASSES = (
+    Pass(
+        "tcgen05_pending",
+        "the `tcgen05.ld`/`st` a thread has not waited for and the allocations it has not freed, per path",
+        function_state,
+        per_function=True,
+        requires=("warp_branches", "tcgen05_scan"),
+        printer=_describe_pending,
+    ),
+)

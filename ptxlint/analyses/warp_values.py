@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Collection, Sequence
 
 from ptxlint.analyses.launch import block_shape
-from ptxlint.analyses.registers import RegisterIndex, register_index
+from ptxlint.analyses.registers import RegisterIndex
 from ptxlint.analyses.warp_value_evaluation import WarpEvaluator
 from ptxlint.analyses.warp_value_lattice import VARYING, SharedAddress, ValueState, join_registers, join_values
 from ptxlint.analyses.warp_value_slices import Slices, slices
@@ -24,6 +24,7 @@ from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, StatesBefore, indices_by_block, solve_forward
 from ptxlint.ir import Address, Function, Instruction
 from ptxlint.isa.tcgen05 import operation
+from ptxlint.passes import Pass
 
 MAX_WARPS = 32  # 1024 threads
 
@@ -249,12 +250,23 @@ def warp_count_of(context: ModuleContext, function: Function) -> tuple[int, bool
 
 def function_values(context: ModuleContext, function: Function) -> FunctionValues:
     """Solve the analysis for ``function``."""
-    graph = context.control_flow_graph(function)
+    graph = context.result("cfg", function)
     warp_count, _ = warp_count_of(context, function)
     shape = block_shape(function, context.options)
-    names = register_index(context, function)
+    names = context.result("registers", function)
     analysis = WarpValues(warp_count, shape.linear_tid_is_tid_x, slices(function, names))
     analysis.settle(function.instructions, names)
     analysis.expire_block_locals(graph, names)
     analysis.plan_visits(graph)
     return FunctionValues(analysis, solve_forward(graph, analysis), names)
+
+
+PASSES = (
+    Pass(
+        "warp_values",
+        "registers as functions of the warp index; tensor-memory addresses and their lane fields",
+        function_values,
+        per_function=True,
+        requires=("cfg", "registers"),
+    ),
+)

@@ -32,6 +32,8 @@ class Rule:
     docs: str
     check: Callable[[ModuleContext], Iterable[Diagnostic]]
     enabled_by_default: bool = True
+    # The passes the check reads through ``context.result`` (see ``ptxlint/passes.py``).
+    requires: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     precision: str = "high"  # SARIF: very-high, high, medium, low
 

@@ -81,22 +81,13 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from ptxlint.analyses.convergence import (
-    Site,
-    call_labels,
-    cause_labels,
-    cause_phrase,
-    execution_cause,
-    first_per_cause,
-    reported,
-    sites,
-    subject,
-)
+from ptxlint.analyses.convergence import Site, execution_cause, reported
 from ptxlint.analyses.uniformity import Divergence
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.isa.aligned import Scope
 from ptxlint.rules.base import Rule
+from ptxlint.rules.convergence_messages import call_labels, cause_labels, cause_phrase, first_per_cause, subject
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
@@ -104,7 +95,7 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
 
 
 def _candidates(context: ModuleContext) -> Iterator[tuple[Site, Divergence]]:
-    for site in sites(context):
+    for site in context.result("convergence"):
         requirement = site.requirement
         if not requirement.aligned or requirement.scope == Scope.CTA:
             continue
@@ -126,6 +117,7 @@ RULE = Rule(
     summary="A warp- or warpgroup-aligned instruction that may run with only part of its warp or warpgroup",
     docs=__doc__ or "",
     check=check,
+    requires=("convergence",),
     tags=("correctness", "convergence"),
     precision="high",
 )

@@ -72,21 +72,13 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from ptxlint.analyses.convergence import (
-    Site,
-    call_labels,
-    cause_labels,
-    cause_phrase,
-    execution_cause,
-    first_per_cause,
-    sites,
-    subject,
-)
+from ptxlint.analyses.convergence import Site, execution_cause
 from ptxlint.analyses.lanes import Level
 from ptxlint.analyses.uniformity import Divergence
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.rules.base import Rule
+from ptxlint.rules.convergence_messages import call_labels, cause_labels, cause_phrase, first_per_cause, subject
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
@@ -94,7 +86,7 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
 
 
 def _candidates(context: ModuleContext) -> Iterator[tuple[Site, Divergence]]:
-    for site in sites(context):
+    for site in context.result("convergence"):
         requirement = site.requirement
         if not requirement.barrier or not requirement.aligned:
             continue
@@ -124,6 +116,7 @@ RULE = Rule(
     summary="An aligned CTA barrier that only part of the participating threads may reach",
     docs=__doc__ or "",
     check=check,
+    requires=("convergence",),
     tags=("correctness", "convergence"),
     precision="high",
 )

@@ -68,12 +68,13 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from ptxlint.analyses.convergence import Site, call_labels, cause_labels, cause_phrase, first_per_cause, sites, subject
+from ptxlint.analyses.convergence import Site
 from ptxlint.analyses.lanes import Level
 from ptxlint.analyses.uniformity import Divergence
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.rules.base import Rule
+from ptxlint.rules.convergence_messages import call_labels, cause_labels, cause_phrase, first_per_cause, subject
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
@@ -81,7 +82,7 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
 
 
 def _candidates(context: ModuleContext) -> Iterator[tuple[Site, Divergence]]:
-    for site in sites(context):
+    for site in context.result("convergence"):
         requirement = site.requirement
         execution = site.facts.execution
         if not requirement.barrier or not requirement.aligned or not requirement.thread_count or execution is None:
@@ -107,6 +108,7 @@ RULE = Rule(
     summary="An aligned barrier with a thread count inside warp-specialised (warp-uniform, CTA-varying) control",
     docs=__doc__ or "",
     check=check,
+    requires=("convergence",),
     enabled_by_default=False,
     tags=("correctness", "convergence", "pedantic"),
     precision="medium",

@@ -63,12 +63,13 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from ptxlint.analyses.convergence import Site, call_labels, cause_labels, first_per_cause, reported, sites, subject, variation
+from ptxlint.analyses.convergence import Site, reported
 from ptxlint.analyses.uniformity import Divergence
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.isa.aligned import Scope
 from ptxlint.rules.base import Rule
+from ptxlint.rules.convergence_messages import call_labels, cause_labels, first_per_cause, subject, variation
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
@@ -87,7 +88,7 @@ def _tolerated(site: Site) -> Scope | None:
 
 
 def _candidates(context: ModuleContext) -> Iterator[tuple[Site, Divergence]]:
-    for site in sites(context):
+    for site in context.result("convergence"):
         tolerated = _tolerated(site)
         if tolerated is None:
             continue
@@ -115,6 +116,7 @@ RULE = Rule(
     summary="A collective that may run after part of its warp or CTA exited",
     docs=__doc__ or "",
     check=check,
+    requires=("convergence",),
     tags=("correctness", "convergence"),
     precision="high",
 )

@@ -56,7 +56,6 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ptxlint.analyses.convergence import sites
 from ptxlint.analyses.lanes import Level
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
@@ -64,7 +63,7 @@ from ptxlint.rules.base import Rule
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
-    for site in sites(context):
+    for site in context.result("convergence"):
         if site.via is not None or site.facts.execution_level == Level.THREAD:
             continue
         operands = site.instruction.operands
@@ -89,6 +88,7 @@ RULE = Rule(
     summary="An operand that must be warp-uniform (a tensor-memory address, a barrier id, …) varies per thread",
     docs=__doc__ or "",
     check=check,
+    requires=("convergence",),
     tags=("correctness", "convergence"),
     precision="high",
 )

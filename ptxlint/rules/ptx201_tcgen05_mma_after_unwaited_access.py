@@ -76,12 +76,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ptxlint.analyses.tcgen05_scan import (
-    issues_tmem_accesses,
-    tcgen05_operations,
-    tensor_memory_instructions,
-    works_on_allocated_tmem,
-)
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function, Instruction
@@ -96,12 +90,13 @@ if TYPE_CHECKING:
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
+    scan = context.result("tcgen05_scan")
     for function in context.module.functions:
         if (
             function.has_body
-            and issues_tmem_accesses(context, function)
-            and not tcgen05_operations(context, function).isdisjoint(TENSOR_CORE_OPERATIONS)
-            and works_on_allocated_tmem(context, function)
+            and scan.issues_accesses(function)
+            and not scan.operations(function).isdisjoint(TENSOR_CORE_OPERATIONS)
+            and scan.works_on_allocated(function)
         ):
             yield from _check_function(context, function)
 
@@ -111,11 +106,11 @@ def _is_tensor_core_operation(instruction: Instruction) -> bool:
 
 
 def _check_function(context: ModuleContext, function: Function) -> Iterator[Diagnostic]:
-    from ptxlint.analyses.tcgen05 import function_state, may_have_pending, pending_items
+    from ptxlint.analyses.tcgen05 import may_have_pending, pending_items
 
-    pending = context.function_analysis(function, function_state)
+    pending = context.result("tcgen05_pending", function)
     graph = pending.solution.cfg
-    for index in tensor_memory_instructions(context, function):
+    for index in context.result("tcgen05_scan").instructions(function):
         instruction = function.instructions[index]
         if not _is_tensor_core_operation(instruction) or not may_have_pending(pending, graph.block_of(index)):
             continue
@@ -185,6 +180,7 @@ RULE = Rule(
     summary="A tcgen05 MMA, copy or shift that can overtake the thread's pending `tcgen05.ld`/`st`",
     docs=__doc__ or "",
     check=check,
+    requires=("tcgen05_scan", "tcgen05_pending"),
     tags=("correctness", "tcgen05", "memory-ordering"),
     precision="high",
 )

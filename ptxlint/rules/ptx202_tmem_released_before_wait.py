@@ -76,7 +76,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ptxlint.analyses.tcgen05_scan import called_operations, issues_tmem_accesses, works_on_allocated_tmem
+from ptxlint.analyses.tcgen05_scan import called_operations
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.ir import Function, Instruction
@@ -124,13 +124,14 @@ def hand_off(instruction: Instruction, in_kernel: bool) -> str | None:
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
+    scan = context.result("tcgen05_scan")
     for function in context.module.functions:
-        if function.has_body and issues_tmem_accesses(context, function) and works_on_allocated_tmem(context, function):
+        if function.has_body and scan.issues_accesses(function) and scan.works_on_allocated(function):
             yield from _check_function(context, function)
 
 
 def _check_function(context: ModuleContext, function: Function) -> Iterator[Diagnostic]:
-    from ptxlint.analyses.tcgen05 import function_state, may_have_pending, pending_items
+    from ptxlint.analyses.tcgen05 import may_have_pending, pending_items
 
     events = [
         index
@@ -139,7 +140,7 @@ def _check_function(context: ModuleContext, function: Function) -> Iterator[Diag
     ]
     if not events:
         return
-    pending = context.function_analysis(function, function_state)
+    pending = context.result("tcgen05_pending", function)
     graph = pending.solution.cfg
     first_hand_offs = FirstHandOffs(pending, frozenset(events))
     for index in events:
@@ -309,6 +310,7 @@ RULE = Rule(
     summary="Tensor memory handed over, freed or abandoned with a `tcgen05.ld`/`st` in flight",
     docs=__doc__ or "",
     check=check,
+    requires=("tcgen05_scan", "tcgen05_pending"),
     tags=("correctness", "tcgen05", "memory-ordering"),
     precision="high",
 )

@@ -64,7 +64,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ptxlint.analyses.tcgen05_scan import callee_operations, called_operations, tcgen05_operations
+from ptxlint.analyses.tcgen05_scan import called_operations
 from ptxlint.callgraph import callee_name
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
@@ -86,17 +86,16 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
 
 
 def _allocates(context: ModuleContext, kernel: Function) -> bool:
-    if "alloc" in tcgen05_operations(context, kernel):
+    scan = context.result("tcgen05_scan")
+    if "alloc" in scan.operations(kernel):
         return True
     if not any(instruction.opcode.base == "call" for instruction in kernel.instructions):
         return False
-    return "alloc" in callee_operations(context).get(kernel.name, frozenset())
+    return "alloc" in scan.callee_operations.get(kernel.name, frozenset())
 
 
 def _check_kernel(context: ModuleContext, kernel: Function) -> Iterator[Diagnostic]:
-    from ptxlint.analyses.tcgen05 import function_state
-
-    allocations = context.function_analysis(kernel, function_state)
+    allocations = context.result("tcgen05_pending", kernel)
     graph = allocations.solution.cfg
     leaks: dict[int, int] = {}  # allocation → the exiting block of the first path found
     for block in graph.predecessors(graph.exit):
@@ -179,6 +178,7 @@ RULE = Rule(
     summary="A `tcgen05.alloc` with a feasible path to the kernel's end that never deallocates",
     docs=__doc__ or "",
     check=check,
+    requires=("tcgen05_scan", "tcgen05_pending"),
     tags=("correctness", "tcgen05", "resource-leak"),
     precision="high",
 )

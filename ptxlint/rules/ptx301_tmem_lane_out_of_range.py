@@ -82,7 +82,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ptxlint.analyses.tcgen05_scan import issues_tmem_accesses, tensor_memory_instructions
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.ir import Address, Function, Immediate, Instruction
@@ -98,21 +97,20 @@ if TYPE_CHECKING:
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
+    scan = context.result("tcgen05_scan")
     for function in context.module.functions:
-        if function.has_body and issues_tmem_accesses(context, function):
+        if function.has_body and scan.issues_accesses(function):
             yield from _check_function(context, function)
 
 
 def _check_function(context: ModuleContext, function: Function) -> Iterator[Diagnostic]:
-    from ptxlint.analyses.roles import function_roles
-
     roles: FunctionRoles | None = None
-    for index in tensor_memory_instructions(context, function):
+    for index in context.result("tcgen05_scan").instructions(function):
         instruction = function.instructions[index]
         if operation(instruction.opcode.base, instruction.opcode.modifiers) not in ("ld", "st"):
             continue
         if roles is None:
-            roles = context.function_analysis(function, function_roles)
+            roles = context.result("roles", function)
         violations = list(_violations(roles, index, instruction))
         if violations:
             yield _report(instruction, violations)
@@ -181,6 +179,7 @@ RULE = Rule(
     summary="A `tcgen05.ld`/`st` outside the TMEM lane quarter of the warp executing it",
     docs=__doc__ or "",
     check=check,
+    requires=("tcgen05_scan", "roles"),
     tags=("correctness", "tcgen05"),
     precision="high",
 )

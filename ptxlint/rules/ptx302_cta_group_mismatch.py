@@ -57,7 +57,6 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, NamedTuple
 
-from ptxlint.analyses.tcgen05_scan import tensor_memory_instructions
 from ptxlint.callgraph import CallGraph
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
@@ -85,7 +84,7 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
     module = context.module
     if not any(_grouped_in(context, function) for function in module.functions):
         return
-    calls = context.cached(CallGraph, lambda: CallGraph(module))
+    calls = context.result("call_graph")
     for kernel in module.kernels:
         yield from _check_kernel(context, kernel.name, calls)
 
@@ -116,7 +115,7 @@ def _check_kernel(context: ModuleContext, kernel: str, calls: CallGraph) -> Iter
 def _grouped_in(context: ModuleContext, function: Function) -> list[tuple[Instruction, str]]:
     """The instructions of ``function`` with a `.cta_group`, in textual order."""
     found = []
-    for index in tensor_memory_instructions(context, function):
+    for index in context.result("tcgen05_scan").instructions(function):
         instruction = function.instructions[index]
         opcode = instruction.opcode
         if operation(opcode.base, opcode.modifiers) not in CTA_GROUP_OPERATIONS:
@@ -162,6 +161,7 @@ RULE = Rule(
     summary="tcgen05 instructions of one kernel with different `.cta_group`s",
     docs=__doc__ or "",
     check=check,
+    requires=("tcgen05_scan", "call_graph"),
     tags=("correctness", "tcgen05"),
     precision="very-high",
 )

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ptxlint.analyses.target_gates import failure_span, gated_instructions, module_architecture
+from ptxlint.analyses.target_gates import failure_span, module_architecture
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.ir import Module
@@ -61,7 +61,7 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
     yield from _unsupported_options(module, architecture)
     if architecture is None:
         return
-    for instruction, failures in gated_instructions(context):
+    for instruction, failures in context.result("target_gates"):
         for failure in failures:
             if failure.is_target_failure:
                 yield RULE.diagnostic(
@@ -104,6 +104,7 @@ RULE = Rule(
     summary="An instruction or qualifier the module's .target does not support",
     docs=__doc__ or "",
     check=check,
+    requires=("target_gates",),
     tags=("correctness", "isa", "portability"),
     precision="very-high",
 )

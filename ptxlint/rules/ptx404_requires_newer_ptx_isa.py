@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ptxlint.analyses.target_gates import failure_span, gated_instructions, module_architecture
+from ptxlint.analyses.target_gates import failure_span, module_architecture
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.ir import Module
@@ -61,7 +61,7 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
     if architecture is None:
         return
     declared = format_version(module.version)
-    for instruction, failures in gated_instructions(context):
+    for instruction, failures in context.result("target_gates"):
         for failure in failures:
             if failure.minimum_version is not None:
                 needed = format_version(failure.minimum_version)
@@ -93,6 +93,7 @@ RULE = Rule(
     summary="A feature or .target that needs a newer .version than the module declares",
     docs=__doc__ or "",
     check=check,
+    requires=("target_gates",),
     tags=("correctness", "isa", "portability"),
     precision="very-high",
 )

@@ -46,7 +46,8 @@ uses of a side-table entry whose value grew after it was read (loops).
 Only functions that contain a collective, or call one that does, are analysed (cheap check
 first), and in them only the instructions a collective, a branch, an exit or a call depends on,
 through the registers they read (``static.py``, a sparse analysis like LLVM's
-on def-use chains); ``format_uniformity`` analyses everything.
+on def-use chains); a context that records every fact (``ptxlint dump uniformity``) analyses
+everything.
 
 The package, one question per module:
 
@@ -60,10 +61,10 @@ The package, one question per module:
   divergence, and what flows through call sites and `.param` variables;
 - ``analysis.py``: the pass over one function (lattice operations, transfer, recorded facts);
 - ``driver.py``: the interprocedural fixed point; ``facts.py``: what rules read;
-  ``printer.py``: ``ptxlint dump uniformity``.
+  ``printer.py``: what ``ptxlint dump uniformity`` prints.
 """
 
-from ptxlint.analyses.uniformity.driver import analyze_module, direct_collectives, module_uniformity
+from ptxlint.analyses.uniformity.driver import analyze_module, direct_collectives
 from ptxlint.analyses.uniformity.facts import (
     CalledCollective,
     FunctionUniformity,
@@ -72,7 +73,7 @@ from ptxlint.analyses.uniformity.facts import (
     iter_function_facts,
 )
 from ptxlint.analyses.uniformity.lattice import Divergence, Origin, Value
-from ptxlint.analyses.uniformity.printer import describe_facts, format_uniformity
+from ptxlint.analyses.uniformity.printer import describe_facts
 
 __all__ = [
     "CalledCollective",
@@ -85,7 +86,5 @@ __all__ = [
     "analyze_module",
     "describe_facts",
     "direct_collectives",
-    "format_uniformity",
     "iter_function_facts",
-    "module_uniformity",
 ]

@@ -12,27 +12,29 @@ from ptxlint import ir
 from ptxlint.analyses.lanes import LaneModel
 from ptxlint.analyses.launch import block_shape
 from ptxlint.analyses.reaching_threads import ThreadSpace
-from ptxlint.analyses.registers import RegisterIndex, register_index
+from ptxlint.analyses.registers import RegisterIndex
 from ptxlint.analyses.uniformity.analysis import UniformityAnalysis
 from ptxlint.analyses.uniformity.facts import CalledCollective, FunctionUniformity, ModuleUniformity, Summaries
+from ptxlint.analyses.uniformity.printer import describe_function
 from ptxlint.analyses.uniformity.lattice import Value, join
 from ptxlint.analyses.uniformity.static import StaticFacts, fresh_register_index
 from ptxlint.callgraph import CallGraph, callee_name
 from ptxlint.context import ModuleContext, Options
 from ptxlint.dataflow import instruction_states, solve_forward
 from ptxlint.isa.aligned import Collective, collective
+from ptxlint.passes import Pass
 
 
-def module_uniformity(context: ModuleContext) -> ModuleUniformity:
-    """The analysis of every function that needs it, computed once per module."""
-    return context.cached(
-        "uniformity",
-        lambda: analyze_module(
-            context.module,
-            context.options,
-            graph_of=context.control_flow_graph,
-            registers_of=lambda function: register_index(context, function),
-        ),
+def _module_uniformity(context: ModuleContext) -> ModuleUniformity:
+    """The analysis of every function that needs it (of every function when the context records
+    every fact), on the context's graphs and register indexes."""
+    return analyze_module(
+        context.module,
+        context.options,
+        everything=context.record_every_fact,
+        graph_of=lambda function: context.result("cfg", function),
+        registers_of=lambda function: context.result("registers", function),
+        call_graph=context.result("call_graph"),
     )
 
 
@@ -58,18 +60,19 @@ def analyze_module(
     graph_of: Callable[[ir.Function], cfg_module.ControlFlowGraph] = cfg_module.build,
     registers_of: Callable[[ir.Function], RegisterIndex] = fresh_register_index,
     keep_dead_registers: bool = False,
+    call_graph: CallGraph | None = None,
 ) -> ModuleUniformity:
     """Analyse the functions that need it (all of them when ``everything``), interprocedurally.
     ``sparse`` False visits every instruction even when only some facts are wanted, and
     ``keep_dead_registers`` keeps registers no later instruction reads in the states (the
     references the sparse, trimmed analysis is tested against). ``graph_of`` and
     ``registers_of`` build a function's CFG and register index (a context shares them between
-    analyses)."""
+    analyses, as they share ``call_graph``)."""
     functions = {function.name: function for function in module.functions if function.has_body}
     direct = {name: direct_collectives(function) for name, function in functions.items()}
     if not everything and not any(direct.values()):
         return ModuleUniformity()
-    graph = CallGraph(module)
+    graph = call_graph if call_graph is not None else CallGraph(module)
     called = _called_collectives(graph, functions, direct)
     selected = _selected_functions(graph, functions, called, everything)
     order = _callers_first(graph, selected, module)
@@ -247,4 +250,12 @@ def _merge_arguments(arguments: dict[str, list[Value]], callee: str, values: lis
             known.append(value)
 
 
-# ----------------------------------------------------------------------------- dump
+PASSES = (
+    Pass(
+        "uniformity",
+        "over which threads each value is equal, and with which threads each instruction runs",
+        _module_uniformity,
+        requires=("cfg", "registers", "call_graph"),
+        printer=describe_function,
+    ),
+)

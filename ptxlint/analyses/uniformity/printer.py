@@ -1,30 +1,20 @@
-"""`ptxlint dump uniformity`: every instruction with the uniformity of what it defines and the
-level at which it runs, in the annotation syntax the fact fixtures use."""
+"""What ``ptxlint dump uniformity`` prints per instruction: the uniformity of what it defines and
+the level at which it runs, in the annotation syntax the fact fixtures use
+(``// uniformity: warp executes: cta``)."""
 
 from __future__ import annotations
 
-from typing import Callable
-
 from ptxlint import ir
-from ptxlint.analyses.uniformity.driver import analyze_module
-from ptxlint.analyses.uniformity.facts import InstructionFacts
-from ptxlint.context import Options
-from ptxlint.printer import format_annotated
+from ptxlint.analyses.uniformity.facts import InstructionFacts, ModuleUniformity
+from ptxlint.passes import Describe
 
 
-def format_uniformity(module: ir.Module, options: Options) -> str:
-    """Per instruction: the level of what it defines and the level at which it executes, in
-    the annotation syntax the fixtures use (``// uniformity: warp executes: cta``)."""
-    result = analyze_module(module, options, everything=True)
-
-    def describer_of(function: ir.Function) -> Callable[[int, ir.Instruction], str] | None:
-        analysed = result.functions.get(function.name)
-        if analysed is None or analysed.function is not function:
-            return None
-        return lambda index, _: describe_facts(analysed.facts.get(index))
-
-    return format_annotated(module, describer_of)
-
+def describe_function(result: ModuleUniformity, function: ir.Function) -> Describe | None:
+    """How to describe each instruction of ``function``, if the analysis covered it."""
+    analysed = result.functions.get(function.name)
+    if analysed is None or analysed.function is not function:
+        return None
+    return lambda index, _: describe_facts(analysed.facts.get(index))
 
 def describe_facts(facts: InstructionFacts | None) -> str:
     """``<defined> executes: <level>`` (``-`` when nothing is defined), ``unreachable`` when the

@@ -1,0 +1,86 @@
+"""Declared passes: every analysis is a small value — a name, a one-line doc, the passes it
+requires, how it runs (once per module or once per function) and, where it has facts to show per
+instruction, a printer. Rules declare the passes they require and read results by name through
+``ModuleContext.result``; the context imports, caches, times and checks them. ``ptxlint dump
+PASS FILE`` prints any pass with a printer, and one fixture test reads ``// PASS: facts``
+comments through the same printers.
+
+A pass module is imported only when its result is first asked for, so a clean run of rules that
+need no analysis loads none (start-up is most of the cost of linting a small file).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from ptxlint.ir import Function, Instruction
+
+#: How a printer describes one instruction: ``describe(index, instruction) -> text``.
+Describe = Callable[[int, "Instruction"], str]
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One analysis. ``run(context)`` for a module pass, ``run(context, function)`` for a
+    per-function pass (called only for functions with a body); ``requires`` names every pass
+    its run asks the context for. ``printer(result, function)`` returns how to describe each
+    instruction of ``function``, or None where the pass says nothing about the function; for a
+    per-function pass, ``result`` is that function's."""
+
+    name: str
+    doc: str
+    run: Callable[..., Any]
+    per_function: bool = False
+    requires: tuple[str, ...] = ()
+    printer: Callable[[Any, Function], Describe | None] | None = None
+
+
+# Pass name → the module that declares it (as one of its ``PASSES``). A table rather than a scan
+# of the package, so that asking for one pass imports one module; tests/test_passes.py checks
+# that it names every declared pass and nothing else.
+_DECLARED_IN: dict[str, str] = {
+    "cfg": "ptxlint.analyses.control_flow",
+    "call_graph": "ptxlint.analyses.control_flow",
+    "registers": "ptxlint.analyses.registers",
+    "uniformity": "ptxlint.analyses.uniformity.driver",
+    "convergence": "ptxlint.analyses.convergence",
+    "warp_values": "ptxlint.analyses.warp_values",
+    "warp_branches": "ptxlint.analyses.roles",
+    "roles": "ptxlint.analyses.roles",
+    "tcgen05_scan": "ptxlint.analyses.tcgen05_scan",
+    "tcgen05_pending": "ptxlint.analyses.tcgen05",
+    "target_gates": "ptxlint.analyses.target_gates",
+}
+
+PASS_NAMES: tuple[str, ...] = tuple(sorted(_DECLARED_IN))
+
+
+class UnknownPass(LookupError):
+    """A pass name nothing declares."""
+
+
+class UndeclaredPass(RuntimeError):
+    """A rule or pass asked for a pass it does not list in ``requires``: a ptxlint bug, caught
+    by every fixture run, that would make the declared dependencies lie."""
+
+
+@cache
+def load(name: str) -> Pass:
+    """The pass called ``name``, importing its module on first use."""
+    try:
+        module = importlib.import_module(_DECLARED_IN[name])
+    except KeyError:
+        raise UnknownPass(name) from None
+    for declared in module.PASSES:
+        if declared.name == name:
+            return declared  # type: ignore[no-any-return]
+    raise UnknownPass(f"{name} (not among {_DECLARED_IN[name]}.PASSES)")
+
+
+def printable() -> tuple[str, ...]:
+    """The passes with a printer: what ``ptxlint dump`` and fact annotations accept."""
+    return tuple(name for name in PASS_NAMES if load(name).printer is not None)
