@@ -81,6 +81,7 @@ def fetch(name: str, wheels: Path) -> Path:
     wheel = WHEELS[name]
     path = wheels / wheel.filename
     if not path.exists():
+        print(f"downloading {wheel.requirement}", flush=True)
         result = subprocess.run(
             [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--dest", str(wheels), wheel.requirement],
             capture_output=True,
@@ -181,8 +182,11 @@ def main(argv: list[str] | None = None) -> int:
     jobs = [job for job in nvcc_jobs(out, nvcc) if args.tier == "full" or job.quick]
     modules: list[dict] = []
     failures = []
+    print(f"{len(jobs)} nvcc modules (tier {args.tier}), -j{args.jobs}", flush=True)
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        for job, path, why in pool.map(lambda job: compile_job(job, nvcc, out / "corpus"), jobs):
+        compiled = pool.map(lambda job: compile_job(job, nvcc, out / "corpus"), jobs)
+        for number, (job, path, why) in enumerate(compiled, 1):
+            print(f"[{number}/{len(jobs)}] {job.project}/{job.arch}/{job.name}{' FAILED' if path is None else ''}", flush=True)
             if path is None:
                 failures.append(f"{job.stem}: {why}")
             else:

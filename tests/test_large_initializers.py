@@ -67,7 +67,7 @@ def test_same_ir_and_findings_as_the_whole_text(name: str, monkeypatch: pytest.M
 @pytest.mark.corpus
 def test_same_ir_on_the_corpus(corpus_files, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     with_tables = [path for path in corpus_files if syntax.included_ranges(path.read_bytes())]
-    assert with_tables, "the corpus has curand's tables (CUTLASS examples include curand)"
+    assert with_tables, "the corpus has large initializers (const_tables.cu; CUTLASS examples include curand's tables)"
     skipping = {path: lower(SourceFile.from_bytes(str(path), path.read_bytes())) for path in with_tables[:6]}
     whole_text(monkeypatch)
     different = [

@@ -1,5 +1,6 @@
 """The pre-commit hook, run the way users run it: `pre-commit try-repo` from a separate git
-repository. The hook fails on a buggy `.ptx` file and passes once it is fixed.
+repository. The hook fails on a buggy `.ptx` file and passes once it is fixed. The configuration
+README.md shows (a local hook running the installed `ptxlint`) is run as written, too.
 
 try-repo on a dirty checkout includes modified files but not new ones, so the hook repository is
 a snapshot of the working tree (tracked and untracked, not ignored files) committed to a
@@ -12,8 +13,10 @@ takes about a minute; it is skipped when pre-commit or git is missing.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -74,4 +77,42 @@ def test_hook_fails_on_a_bug_and_passes_when_fixed(tmp_path: Path) -> None:
     kernel.write_text(FIXED)
     git(repository, "add", "kernel.ptx")
     passed = try_repo(hooks, repository, home)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+
+
+def readme_configuration() -> str:
+    """The `.pre-commit-config.yaml` of README.md's pre-commit section, as printed there."""
+    section = (ROOT / "README.md").read_text().split("### pre-commit", 1)[1]
+    match = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
+    assert match, "README.md's pre-commit section has no yaml block"
+    return match[1]
+
+
+def test_readme_configuration_works_as_written(tmp_path: Path) -> None:
+    """The README's snippet names no placeholder: copied into a project where ptxlint is installed,
+    `pre-commit run` fails on the buggy kernel and passes on the fixed one."""
+    configuration = readme_configuration()
+    assert "<" not in configuration, configuration
+    # The ptxlint these tests run: the script next to this interpreter, else the one on PATH.
+    scripts = Path(sys.executable).parent
+    if not (scripts / "ptxlint").exists() and shutil.which("ptxlint") is None:
+        pytest.skip("the ptxlint script is not installed (pip install -e '.[test]')")
+    repository = tmp_path / "project"
+    repository.mkdir()
+    git(repository, "init", "-q")
+    (repository / ".pre-commit-config.yaml").write_text(configuration)
+    (repository / "kernel.ptx").write_text(BROKEN)
+    git(repository, "add", ".pre-commit-config.yaml", "kernel.ptx")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"), "NO_COLOR": "1",
+           "PATH": str(scripts) + os.pathsep + os.environ.get("PATH", "")}
+
+    def run() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["pre-commit", "run", "--all-files", "--color", "never"], cwd=repository, env=env,
+                              capture_output=True, text=True, timeout=300)
+
+    failed = run()
+    assert failed.returncode != 0 and "kernel.ptx:7:14" in failed.stdout, failed.stdout + failed.stderr
+    (repository / "kernel.ptx").write_text(FIXED)
+    git(repository, "add", "kernel.ptx")
+    passed = run()
     assert passed.returncode == 0, passed.stdout + passed.stderr

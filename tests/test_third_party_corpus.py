@@ -1,19 +1,22 @@
 """Findings on kernels this project did not write: the third-party corpus
 (scripts/build_third_party_corpus.py) is built, its quick tier here and everything with
 `PTXLINT_THIRD_PARTY_TIER=full`, and every finding ptxlint makes on it must be a row of
-corpus/TRIAGE.md judged `real`; every `real` row of a module that was built must still be found."""
+corpus/TRIAGE.md judged `real`; every `real` row of a module that was built must still be found.
+
+It downloads pinned wheels and compiles with nvcc for many minutes, so it runs only with
+`python -m pytest --corpus` (tests/conftest.py); otherwise it is skipped, with that reason."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import HEAVY_SKIP, heavy_corpora, run_build
 from ptxlint.lint import LintSettings, lint_source
 from ptxlint.source import SourceFile
 
@@ -29,15 +32,17 @@ def third_party_directory() -> Path:
 
 
 @pytest.fixture(scope="module")
-def built_modules() -> list[dict]:
+def built_modules(request: pytest.FixtureRequest) -> list[dict]:
+    if not heavy_corpora(request.config):
+        pytest.skip(f"the third-party corpus (pinned wheels compiled with nvcc and Triton): {HEAVY_SKIP}")
     tier = os.environ.get("PTXLINT_THIRD_PARTY_TIER", "quick")
     command = [sys.executable, str(ROOT / "scripts" / "build_third_party_corpus.py"), "--tier", tier,
                "--out", str(third_party_directory())]
-    result = subprocess.run(command, capture_output=True, text=True)
-    if result.returncode != 0:
-        pytest.fail(f"building the third-party corpus failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+    status, output = run_build(request.config, "third-party corpus", command, lambda line: line.startswith(("[", "downloading ")) or "nvcc modules" in line)
+    if status != 0:
+        pytest.fail(f"building the third-party corpus failed:\n{output[-6000:]}")
     modules = json.loads((third_party_directory() / "manifest.json").read_text())["modules"]
-    assert len({module["project"] for module in modules}) >= 5, result.stdout
+    assert len({module["project"] for module in modules}) >= 5, output
     return modules
 
 

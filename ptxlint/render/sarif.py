@@ -34,7 +34,6 @@ from ptxlint.render.names import demangle, mangled_names
 from ptxlint.rules.base import Rule
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = "https://example.invalid/ptxlint"  # the project's Homepage in pyproject.toml
 SOURCE_ROOT = "%SRCROOT%"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
 
@@ -75,7 +74,6 @@ class _RunBuilder:
                     "name": "ptxlint",
                     "version": __version__,
                     "semanticVersion": __version__,
-                    "informationUri": INFORMATION_URI,
                     "rules": [rule_descriptor(rule) for rule in self.report.rules],
                 }
             },
