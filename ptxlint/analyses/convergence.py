@@ -9,7 +9,7 @@ then satisfy the collective's requirement, and is where the finding goes).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 from ptxlint import ir
 from ptxlint.analyses.lanes import Level
@@ -98,13 +98,19 @@ def reported(divergence: Divergence, scope: Scope) -> bool:
 
 def execution_cause(site: Site, breaks: Callable[[Divergence], bool]) -> Divergence | None:
     """Why ``site`` may run with part of its threads, for the rules about divergent control
-    (PTX101, PTX102): the guard or enclosing branch, else a branch earlier on the path that sent
-    the other threads to an exit (they never arrive, yet none of the threads here passed an exit,
-    which is PTX104's case). ``breaks`` says which divergences matter to the collective."""
+    (PTX101, PTX102): its guard or the enclosing branch, when ``breaks`` says that divergence
+    matters to the collective. Threads that left through an exit earlier on the path, by a guarded
+    `exit` or by a branch to one, are PTX104's (:func:`exit_cause`)."""
     execution = site.facts.execution
-    if execution is not None and breaks(execution):
-        return execution
-    return next((mark for mark in site.facts.exits if mark.kind == "exit-branch" and breaks(mark)), None)
+    return execution if execution is not None and breaks(execution) else None
+
+
+def exit_cause(site: Site, tolerated: Scope) -> Divergence | None:
+    """The first exit before ``site`` that some threads of its ``tolerated`` scope may have taken
+    while others go on to it: a guarded `exit` (kernel `ret`) executed by part of them (kind
+    ``exit``), or a branch that sends part of them to one (``exit-branch``: what nvcc emits for
+    `if (i >= n) return;`). Both shapes are the same bug, so they are one rule's."""
+    return next((mark for mark in site.facts.exits if reported(mark, tolerated)), None)
 
 
 def _describe_sites(sites: tuple[Site, ...], function: ir.Function) -> Describe | None:

@@ -26,11 +26,6 @@ def cause_phrase(divergence: Divergence) -> str:
     """"its guard `%p1` varies within a warp" / "the branch on `%p2` … varies within a warp"."""
     if divergence.kind == "guard":
         return f"its guard `{divergence.subject}` {variation(divergence.level)}"
-    if divergence.kind == "exit-branch":
-        return (
-            f"it is past a branch on `{divergence.subject}`, which {variation(divergence.level)}, "
-            "that sends the other threads to an exit"
-        )
     if divergence.kind == "paths":
         return f"the branches on the way (such as the one on `{divergence.subject}`) let only some warps reach it"
     return f"it is inside a branch on `{divergence.subject}`, which {variation(divergence.level)}"

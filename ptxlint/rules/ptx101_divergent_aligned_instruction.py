@@ -56,7 +56,8 @@ kernels launched with other shapes, or state the shape with `.reqntid`. Under th
 assumption blocks are made of whole warps, so `%ntid.x` is taken to be a multiple of 32: that is
 what makes the global warp index `(%ctaid.x * %ntid.x + %tid.x) / 32` warp-uniform (a partial
 last warp would break every warp collective anyway). Loads from a uniform address are taken to be
-uniform, as LLVM does. A collective reached after some threads exited is PTX104, not this rule.
+uniform, as LLVM does. A collective reached after some threads exited (a guarded `exit`, or a
+branch to one) is PTX104, not this rule.
 
 Branches that split a warp are fine when the paths through them bring whole warps back together:
 nvcc jump-threads `if (tid == 0) {…} if (warp == 0) {alloc}` so that thread 0 and threads 1..31

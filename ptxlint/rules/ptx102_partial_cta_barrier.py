@@ -59,7 +59,8 @@ SKIP:
 A barrier with a thread count (`bar.sync 1, 128`) under control that is uniform within each warp
 but not across the CTA is the warp-specialisation idiom; it is reported by the off-by-default
 PTX103 instead. The non-aligned `barrier.sync` may legally be reached from different places and
-is not reported. Threads that exited before the barrier are PTX104.
+is not reported. Threads that exited before the barrier, through a guarded `exit` or a branch to
+one, are PTX104.
 
 Comparisons of one register with constants are related: when a branch can split the threads only
 if a CTA-uniform comparison in its condition holds (`!(n <u LIMIT && warp == 0)` needs
@@ -90,11 +91,10 @@ def _candidates(context: ModuleContext) -> Iterator[tuple[Site, Divergence]]:
         requirement = site.requirement
         if not requirement.barrier or not requirement.aligned:
             continue
-        # Whole warps that exited are not waited for; whole warps that branched around are.
+        # Whole warps that branch around a barrier with a thread count are the warp-specialisation
+        # idiom (PTX103's question); around one without a count, they are missing arrivals.
         cause = execution_cause(
-            site,
-            lambda divergence: divergence.level == Level.THREAD
-            or (divergence.kind != "exit-branch" and not requirement.thread_count),
+            site, lambda divergence: divergence.level == Level.THREAD or not requirement.thread_count
         )
         if cause is not None:
             yield site, cause

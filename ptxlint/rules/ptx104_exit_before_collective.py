@@ -1,13 +1,13 @@
 """## What it does
 Reports a warp-aligned instruction, a warpgroup-aligned one, or a barrier without a thread count
 that may run after some threads of its warp (warpgroup) exited: a guarded `exit` or kernel `ret`
-on the path to it.
+on the path to it, or a branch that sends some of them to one.
 
 ## Why is this bad?
 Exited threads never arrive. A warp-aligned instruction then runs with part of the warp, which is
 undefined behaviour, and a barrier waits for threads that are gone. The usual source is a
-guarded `exit` at the top of a kernel (hand-written or generated for `if (threadIdx.x >= n)
-return;`), followed by a barrier or tensor-core code.
+guarded `exit` at the top of a kernel, or the branch nvcc emits for `if (threadIdx.x >= n)
+return;` (`@%p bra $L__exit; … $L__exit: ret;`), followed by a barrier or tensor-core code.
 
 ## Example
 ```ptx
@@ -47,9 +47,8 @@ Keep every thread alive until the collective and skip only the work:
 ```
 
 ## Exceptions
-A branch that sends some threads to an exit while the others go on to the collective (nvcc's
-`@%p bra $L__ret`) is divergent control of the collective, reported by PTX101 or PTX102: no thread
-that reaches it passed an exit. An exit taken by whole warps (its condition is warp-uniform) does not affect warp-aligned
+The exit may be written either way, a guarded `exit` or a branch around one: the bug and the
+rule are the same. An exit taken by whole warps (its condition is warp-uniform) does not affect warp-aligned
 instructions of the remaining warps, and is not reported for them. `ret` from a `.func` returns
 to the caller and `trap` ends the whole grid; neither is an exit of part of a warp. Barriers with
 a thread count are only waited on by the threads counted, so they are not reported either.
@@ -63,7 +62,7 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from ptxlint.analyses.convergence import Site, reported
+from ptxlint.analyses.convergence import Site, exit_cause
 from ptxlint.analyses.uniformity import Divergence
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
@@ -92,19 +91,20 @@ def _candidates(context: ModuleContext) -> Iterator[tuple[Site, Divergence]]:
         tolerated = _tolerated(site)
         if tolerated is None:
             continue
-        for exit_mark in site.facts.exits:
-            # A branch that sent other threads to an exit is divergent control of the collective
-            # (PTX101/PTX102): no thread that reaches it passed an exit.
-            if exit_mark.kind == "exit" and reported(exit_mark, tolerated):
-                yield site, exit_mark
-                break
+        cause = exit_cause(site, tolerated)
+        if cause is not None:
+            yield site, cause
 
 
 def _report(site: Site, exit_mark: Divergence) -> Diagnostic:
     scope = "the CTA" if site.requirement.scope == Scope.CTA else f"its {site.requirement.scope.noun}"
+    if exit_mark.kind == "exit-branch":
+        where = f"the branch at line {exit_mark.span.line} sends threads to an exit and"
+    else:
+        where = f"the exit at line {exit_mark.span.line}"
     message = (
         f"{subject(site)} may run after some threads of {scope} exited: "
-        f"the exit at line {exit_mark.span.line} depends on `{exit_mark.subject}`, which {variation(exit_mark.level)}"
+        f"{where} depends on `{exit_mark.subject}`, which {variation(exit_mark.level)}"
     )
     return RULE.diagnostic(site.instruction.span, message, labels=call_labels(site) + cause_labels(exit_mark))
 
