@@ -1,7 +1,7 @@
 """Pathological inputs: time and peak memory of the whole default rule set, at two sizes each.
 
 Each input is generated into a cache directory, then linted end to end by the command line
-(`ptxlint --output-format FORMAT -o /dev/null --time-budget 0`) in a fresh subprocess, so that
+(`ptxlint --output-format FORMAT -o /dev/null --max-analysis-steps 0`) in a fresh subprocess, so that
 the CPU time and peak resident memory (`ru_maxrss`) of that child are the run's own. The table
 shows, per input, both sizes, CPU time, peak memory and the growth ratios: with the input
 doubled, linear code takes about 2× the time (memory grows less, because of the interpreter's
@@ -237,7 +237,7 @@ def main() -> None:
         rows = []
         for size in (small, large):
             path = generated(case, size)
-            rows.append((size, measure(path, args.format, extra=("--time-budget", "0"))))
+            rows.append((size, measure(path, args.format, extra=("--max-analysis-steps", "0"))))
             path.unlink()  # generated inputs are big; regenerate rather than keep
         (s1, m1), (s2, m2) = rows
         print(f"{case.name:<18} {case.unit:<16} {s1:>11,} {m1.seconds:>8.2f} {m1.peak_mib:>9.0f} {m1.exit:>4}   "

@@ -23,9 +23,11 @@ import contextvars
 import time
 from typing import Callable, Iterator
 
-# Steps per file before the analysis stops (0: unlimited). The largest inputs measured take about
-# 2.5 million: CUTLASS's 478k-line FMHA example, every rule; see CHANGELOG and README.
-DEFAULT_MAX_ANALYSIS_STEPS = 200_000_000
+# Steps per file before the analysis stops (0: unlimited): about 100 times what the largest real
+# file needs (CUTLASS's 396k-line FMHA example, every rule: 247,459 steps; 88_hopper_fmha, 229k
+# lines: 101,737; no other corpus file needs 100,000), and some 10 to 50 minutes of analysis at
+# the rates pathological inputs run at.
+DEFAULT_MAX_ANALYSIS_STEPS = 30_000_000
 # Steps between two looks at the clock when a time budget is set (a step is a microsecond or so,
 # a look ~50 ns).
 _STEPS_PER_CLOCK_LOOK = 1024

@@ -170,7 +170,7 @@ def _config_options(command):  # type: ignore[no-untyped-def]
     type=click.IntRange(min=0),
     metavar="STEPS",
     help="Analyse each file for at most this many dataflow steps, then report it as partially analysed "
-    "(deterministic; 0: unlimited; default: `max-analysis-steps` in the configuration, else 200,000,000).",
+    "(deterministic; 0: unlimited; default: `max-analysis-steps` in the configuration, else 30,000,000).",
 )
 @click.option(
     "--time-budget",

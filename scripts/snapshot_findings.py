@@ -30,7 +30,7 @@ from ptxlint.context import Options  # noqa: E402 - after the path set-up above
 from ptxlint.lint import LintSettings, lint_path  # noqa: E402
 from ptxlint.rules import ALL_RULES  # noqa: E402
 
-SETTINGS = LintSettings(rules=tuple(ALL_RULES), options=Options(time_budget=0))
+SETTINGS = LintSettings(rules=tuple(ALL_RULES), options=Options(max_analysis_steps=0, time_budget=0))
 
 
 def corpus_directory() -> Path:
