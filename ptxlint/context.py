@@ -26,8 +26,9 @@ class Options:
     # makes `%tid.x >> 5` a warp index; say false for kernels launched with 2-D or 3-D blocks.
     assume_1d_block: bool = True
     # Analysis steps per file (ptxlint/analysis_limits.py: a block entered or an instruction
-    # transferred by the dataflow solver) before the remaining rules are skipped and the file is
-    # reported as partially analysed (0: unlimited). Deterministic; `--max-analysis-steps`.
+    # transferred by the dataflow solver) before the solver stops: the rules that need it do not
+    # finish and the file is reported as partially analysed (0: unlimited). Deterministic;
+    # `--max-analysis-steps`.
     max_analysis_steps: int = DEFAULT_MAX_ANALYSIS_STEPS
     # Seconds of wall-clock analysis per file, the same way (0: off, the default: findings would
     # depend on the machine's load). `--time-budget` overrides it.
