@@ -16,6 +16,7 @@ from ptxlint.analyses.uniformity.lattice import (
     constant_of,
     control_origin,
     join,
+    subject_text,
     with_level,
     without_bits,
 )
@@ -27,6 +28,7 @@ from ptxlint.analyses.uniformity.static import (
     LOAD,
     LOCAL_KEY,
     PREDICATE,
+    SELECT,
     SETP,
     SHUFFLE,
     SOURCES,
@@ -239,6 +241,8 @@ class DataTransfer:
             return self._arithmetic(instruction, state)
         if kind == SOURCES:
             return self._sources_value(instruction, state)
+        if kind == SELECT:
+            return self._select(index, instruction, state)
         if kind == LOAD:
             return self._load(index, instruction, state)
         if kind == SETP:
@@ -255,6 +259,28 @@ class DataTransfer:
             if instruction.opcode.base in LANE_ARITHMETIC:
                 return self._arithmetic(instruction, state)
         return self._sources_value(instruction, state)
+
+    def _select(self, index: int, instruction: ir.Instruction, state: State) -> Value:
+        """`selp d, a, b, c` / `slct d, a, b, c`: ``a`` or ``b`` by ``c``. When the choice varies
+        more than the values chosen from (an allocated address for one thread, 0 for the others),
+        the selection is what made the result vary: it is the origin the user must see, rather
+        than whatever made ``c`` vary further back."""
+        value = self._sources_value(instruction, state)
+        sources = instruction.sources
+        if value.level == Level.CTA or len(sources) != 3:
+            return value
+        chosen = join(self._operand_value(sources[0], instruction, state), self._operand_value(sources[1], instruction, state))
+        if chosen.level >= value.level:
+            return value
+        condition = sources[2]
+        message = (
+            f"`{instruction.opcode.base}` chooses between its values by `{subject_text(condition)}`, "
+            f"which is {value.level.adjective}"
+        )
+        origin = self._origins.get((index, message))
+        if origin is None:
+            origin = self._origins[(index, message)] = Origin(instruction.opcode_span, message)
+        return Value(value.level, None, origin)
 
     def _varying(self, index: int, message: str, span: Span) -> Value:
         origin = self._origins.get((index, message))

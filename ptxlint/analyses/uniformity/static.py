@@ -162,8 +162,8 @@ def _relevant_instructions(
 
 
 # How an instruction's result is computed (see UniformityAnalysis._value).
-VARYING, WARP_RESULT, LOAD, BARRIER, SETP, PREDICATE, ARITHMETIC, SOURCES = range(8)
-ELECT, SHUFFLE, CALL, EXIT, STORE_PARAMETER, STORE_LOCAL = range(8, 14)
+VARYING, WARP_RESULT, LOAD, BARRIER, SETP, PREDICATE, ARITHMETIC, SOURCES, SELECT = range(9)
+ELECT, SHUFFLE, CALL, EXIT, STORE_PARAMETER, STORE_LOCAL = range(9, 15)
 LOCAL_KEY = "local:"  # the side-table entry for what a function stores to its `.local` memory
 _KINDS: dict[str, int] = {}
 # Instructions that change the state whatever registers they write (see _relevant_instructions).
@@ -202,6 +202,8 @@ def instruction_kind(opcode: ir.Opcode) -> int:
         kind = PREDICATE
     elif base in LANE_ARITHMETIC:
         kind = ARITHMETIC
+    elif base in ("selp", "slct"):
+        kind = SELECT
     else:
         kind = SOURCES
     _KINDS[opcode.text] = kind
