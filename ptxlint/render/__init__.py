@@ -54,8 +54,10 @@ def unfinished(result: FileResult) -> tuple[str, ...]:
 
 
 def unfinished_rules(results: tuple[FileResult, ...]) -> list[str]:
-    """Every rule that did not finish on some file, each once, in the order first met."""
-    return list(dict.fromkeys(code for result in results for code in unfinished(result)))
+    """Every rule that did not finish on some file, each once, in the order the driver runs them:
+    by code, but PTX002 (unused suppressions, decided after every other rule) last."""
+    codes = {code for result in results for code in unfinished(result)}
+    return sorted(codes, key=lambda code: (code == "PTX002", code))
 
 
 def renderer(name: str) -> Any:
