@@ -54,6 +54,7 @@ _DECLARED_IN: dict[str, str] = {
     "tcgen05_scan": "ptxlint.analyses.tcgen05_scan",
     "tcgen05_pending": "ptxlint.analyses.tcgen05",
     "target_gates": "ptxlint.analyses.target_gates",
+    "barriers": "ptxlint.analyses.barriers",
 }
 
 PASS_NAMES: tuple[str, ...] = tuple(sorted(_DECLARED_IN))

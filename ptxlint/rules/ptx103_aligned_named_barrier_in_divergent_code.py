@@ -1,16 +1,42 @@
 """## What it does
-Reports an aligned barrier with a thread count (`bar.sync 1, 128`, `bar.arrive 2, 160`) under
-control that is uniform within each warp but differs between warps: the warp-specialised
-producer/consumer pattern. Off by default.
+Reports a named barrier waited on at two different instructions by different warps that meet
+there: `bar.sync 1, 256` in the producer's branch and another `bar.sync 1, 256` in the consumer's,
+or two groups of warps each waiting on barrier 1 at their own copy of it.
 
 ## Why is this bad?
-The ISA says an aligned barrier must be executed by all threads of the CTA at the same
-instruction, and calls anything else undefined; compute-sanitizer's `synccheck` reports it.
-In practice, hardware counts warps arriving at a named barrier, and CUTLASS and other
-warp-specialised kernels rely on exactly this (each role arrives at its own `bar.sync id, count`).
-Enable this rule if you want the strict reading, for instance when you run `synccheck` in CI.
+An aligned barrier (`bar.sync`, `bar.red`, `barrier.sync.aligned`) must be executed by the
+threads that meet at it at the same instruction. Hardware counts arrivals per barrier id, so two
+copies of the barrier in different role branches complete together, but which copy's threads
+are released with which is not defined: NVIDIA's runtime checker (`compute-sanitizer --tool
+synccheck`) reports "Barrier error detected. Divergent thread(s) in block" for both shapes. It is
+also a sign of a barrier id reused by two groups for different purposes.
 
 ## Example
+```ptx
+.version 9.0
+.target sm_90a
+.address_size 64
+.visible .entry kernel()
+.reqntid 256, 1, 1
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<3>;
+	mov.u32 %r1, %tid.x;
+	shr.u32 %r2, %r1, 7;
+	setp.ne.u32 %p1, %r2, 0;
+	@%p1 bra CONSUMER;
+	bar.sync 1, 256;
+	bra.uni DONE;
+CONSUMER:
+	bar.sync 1, 256;
+DONE:
+	ret;
+}
+```
+
+## Use instead
+The side that only signals arrives (`bar.arrive`), the side that needs the data waits: the
+producer/consumer form of a named barrier, which may sit at different instructions:
 ```ptx
 .version 9.0
 .target sm_90a
@@ -33,83 +59,95 @@ DONE:
 }
 ```
 
-## Use instead
-The non-aligned `barrier.sync`/`barrier.arrive`, which allow threads to arrive from different
-places (slightly slower on some architectures):
-```ptx
-.version 9.0
-.target sm_90a
-.address_size 64
-.visible .entry kernel()
-.reqntid 256, 1, 1
-{
-	.reg .pred %p<2>;
-	.reg .b32 %r<3>;
-	mov.u32 %r1, %tid.x;
-	shr.u32 %r2, %r1, 7;
-	setp.ne.u32 %p1, %r2, 0;
-	@%p1 bra CONSUMER;
-	barrier.arrive 1, 256;
-	bra.uni DONE;
-CONSUMER:
-	barrier.sync 1, 256;
-DONE:
-	ret;
-}
-```
-
 ## Exceptions
-Control that varies within a warp is an error reported by PTX102, not this rule. The trade-off
-is deliberate: this is the idiom of every warp-specialised CUTLASS kernel, and it works on all
-current hardware, so the rule is off unless you ask for the strict reading.
+Reported only when it is proven: the barrier id and the thread count are constants, the two
+instructions wait (`bar.arrive` may be anywhere), the warps that can reach one never reach the
+other (branches on the warp index, from `.reqntid` or the one-dimensional block assumption), and
+no path leads from one to the other (then the same or other threads use the id again in a later
+phase, which is legal). A counted barrier executed by exactly its participants at one
+instruction, the warp-specialised idiom, is correct and never reported. The full-CTA barrier
+(`bar.sync 0` with no count) executed through different copies is PTX102's; exits before a
+barrier are PTX104's. Barriers in `.func`s are judged only where the warps that run them are known.
 """
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ptxlint.analyses.convergence import Site
-from ptxlint.analyses.lanes import Level
-from ptxlint.analyses.uniformity import Divergence
+from ptxlint.analyses.reaching_threads import ranges
 from ptxlint.context import ModuleContext
-from ptxlint.diagnostics import Diagnostic, Severity
+from ptxlint.diagnostics import Diagnostic, Label, Severity
+from ptxlint.ir import Function
 from ptxlint.rules.base import Rule
-from ptxlint.rules.convergence_messages import call_labels, cause_labels, cause_phrase, first_per_cause, subject
+
+if TYPE_CHECKING:
+    from ptxlint.analyses.barriers import BarrierUse
+    from ptxlint.analyses.roles import FunctionRoles
+    from ptxlint.cfg import ControlFlowGraph
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
-    return first_per_cause(_candidates(context), _report)
+    for function in context.module.functions:
+        if function.has_body:
+            yield from _check_function(context, function)
 
 
-def _candidates(context: ModuleContext) -> Iterator[tuple[Site, Divergence]]:
-    for site in context.result("convergence"):
-        requirement = site.requirement
-        execution = site.facts.execution
-        if not requirement.barrier or not requirement.aligned or not requirement.thread_count or execution is None:
-            continue
-        if Level.CTA < execution.level < Level.THREAD:
-            yield site, execution
+def _check_function(context: ModuleContext, function: Function) -> Iterator[Diagnostic]:
+    by_barrier: dict[int, list[BarrierUse]] = {}
+    for use in context.result("barriers", function):
+        if use.waits and use.aligned and use.barrier is not None and type(use.count) is int:
+            by_barrier.setdefault(use.barrier, []).append(use)
+    candidates = {barrier: uses for barrier, uses in by_barrier.items() if len(uses) > 1}
+    if not candidates:
+        return
+    roles: FunctionRoles = context.result("roles", function)
+    graph: ControlFlowGraph = context.result("cfg", function)
+    for barrier, uses in sorted(candidates.items()):
+        warps = {use.index: roles.warps_at(use.index, use.instruction) for use in uses}
+        for position, later in enumerate(uses):
+            if not warps[later.index]:
+                continue
+            reaching_later = graph.reaching([graph.block_of(later.index)])
+            for earlier in uses[:position]:
+                if _meet_apart(earlier, later, warps, reaching_later, graph):
+                    yield _report(barrier, earlier, later, warps)
+                    break
 
 
-def _report(site: Site, execution: Divergence) -> Diagnostic:
-    message = f"{subject(site)} is aligned but reached from warp-uniform control that differs across the CTA: {cause_phrase(execution)}"
+def _meet_apart(
+    earlier: BarrierUse, later: BarrierUse, warps: dict[int, int], reaching_later: frozenset[int], graph: ControlFlowGraph
+) -> bool:
+    """Whether different warps can be waiting at ``earlier`` and ``later`` in the same phase:
+    disjoint, non-empty sets of warps reach them, and neither lies on a path to the other."""
+    first, second = warps[earlier.index], warps[later.index]
+    if not first or first & second:
+        return False
+    earlier_block = graph.block_of(earlier.index)
+    if earlier_block in reaching_later:
+        return False
+    return graph.block_of(later.index) not in graph.reaching([earlier_block])
+
+
+def _report(barrier: int, earlier: BarrierUse, later: BarrierUse, warps: dict[int, int]) -> Diagnostic:
+    here, there = ranges(warps[later.index]), ranges(warps[earlier.index])
     return RULE.diagnostic(
-        site.instruction.span,
-        message,
-        labels=call_labels(site) + cause_labels(execution),
-        help="use the non-aligned `barrier.sync`/`barrier.arrive` with the same id and count",
+        later.instruction.span,
+        f"barrier {barrier} is waited on here by warps {here} and on line {earlier.instruction.span.line} by warps "
+        f"{there}: threads that meet at one barrier must execute the same instruction",
+        labels=(Label(earlier.instruction.span, f"warps {there} wait on barrier {barrier} here"),),
+        help=f"let every participant execute one `{later.name} {barrier}, {later.count}` after the branches join, "
+        "or make the side that only signals `bar.arrive`",
     )
 
 
 RULE = Rule(
     code="PTX103",
     name="aligned-named-barrier-in-divergent-code",
-    severity=Severity.WARNING,
-    summary="An aligned barrier with a thread count inside warp-specialised (warp-uniform, CTA-varying) control",
+    severity=Severity.ERROR,
+    summary="A named barrier waited on at different instructions by the warps that meet at it",
     docs=__doc__ or "",
     check=check,
-    requires=("convergence",),
-    enabled_by_default=False,
-    tags=("correctness", "convergence", "pedantic"),
-    precision="medium",
+    requires=("barriers", "roles", "cfg"),
+    tags=("correctness", "convergence"),
+    precision="high",
 )
