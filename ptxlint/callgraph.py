@@ -82,6 +82,24 @@ class CallGraph:
                     stack.append(callee)
         return tuple(order)
 
+    def first_callers(self, root: str) -> dict[str, str]:
+        """For each function ``root`` reaches through calls (not ``root`` itself): the function
+        that calls it first, breadth first in call order, so that following first callers back
+        to ``root`` gives a shortest call chain."""
+        caller_of: dict[str, str] = {}
+        frontier = [root]
+        seen = {root}
+        while frontier:
+            following = []
+            for name in frontier:
+                for callee in self.callees(name):
+                    if callee not in seen:
+                        seen.add(callee)
+                        caller_of[callee] = name
+                        following.append(callee)
+            frontier = following
+        return caller_of
+
     def post_order(self, root: str, seen: set[str], within: Container[str] | None = None) -> list[str]:
         """The functions ``root`` reaches through calls (only through ``within``, when given)
         that are not in ``seen``, each after the functions it calls; recursion is broken where

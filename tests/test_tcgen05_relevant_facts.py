@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ptxlint.analyses.tcgen05 import function_state
+from ptxlint.analyses.tcgen05 import _solve
 from ptxlint.context import ModuleContext
 from ptxlint.lower import lower
 from ptxlint.source import SourceFile
@@ -29,8 +29,8 @@ def disagreements(path: Path) -> list[str]:
     for function in module.functions:
         if not any(instruction.opcode.base == "tcgen05" for instruction in function.instructions):
             continue
-        trimmed = function_state(ModuleContext(module), function).solution
-        complete = function_state(ModuleContext(module), function, keep_every_fact=True).solution
+        _, trimmed = _solve(ModuleContext(module), function)
+        _, complete = _solve(ModuleContext(module), function, keep_every_fact=True)
         for name in ("block_entry", "block_exit"):
             expected, actual = _classes(getattr(complete, name)), _classes(getattr(trimmed, name))
             if actual != expected:

@@ -1,6 +1,6 @@
 """Witness paths for the findings of the path-sensitive analyses: a feasible path from where a
-bug starts to where it shows, and the branch steps that tell the user which way each branch
-went and which of them decide the path.
+bug starts to where it shows, and the branch steps that tell which way each branch went and which
+of them decide the path. Facts only (spans, predicates, directions): the rules word them.
 """
 
 from __future__ import annotations
@@ -9,11 +9,9 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Callable
 
-from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState
 from ptxlint.analyses.roles import BranchTable
 from ptxlint.cfg import ControlFlowGraph
-from ptxlint.dataflow import Solution
-from ptxlint.diagnostics import Label
+from ptxlint.source import Span
 
 
 @dataclass(frozen=True)
@@ -26,19 +24,32 @@ class WitnessPath:
     reaching: frozenset[int]
 
 
+@dataclass(frozen=True, slots=True)
+class BranchStep:
+    """One conditional branch on a witness path: where it is, what it tests (`predicate`,
+    `negated` for `@!p`), whether it was taken and loops back, and whether it decides the path
+    (going the other way would not reach the bug, or it loops back)."""
+
+    span: Span
+    predicate: str
+    negated: bool
+    taken: bool
+    loops: bool
+    essential: bool
+
+
 def witness_path(
     cfg: ControlFlowGraph,
-    analysis: PathSensitiveAnalysis,
-    solution: Solution[PathState],
+    carries: Callable[[int, int], bool],
     origin: int,
     end_block: int,
-    holds: Callable[[object], bool],
     passable: Callable[[int], bool] = lambda block: True,
 ) -> WitnessPath | None:
-    """A path from the block of instruction ``origin`` to ``end_block`` along which some path
-    class satisfying ``holds`` flows, through blocks that are ``passable``: searched backwards
-    from the end, so every edge is one the analysis found feasible. The search covers every
-    block that reaches the end, so that the witness can say which branches matter."""
+    """A path from the block of instruction ``origin`` to ``end_block`` along edges that
+    ``carries(source, target)`` (some feasible path class along the edge has the bug's fact),
+    through blocks that are ``passable``: searched backwards from the end, so every edge is one
+    the analysis found feasible. The search covers every block that reaches the end, so that the
+    witness can say which branches matter."""
     origin_block = cfg.block_of(origin)
     next_edge: dict[int, tuple[int, int]] = {}
     visited = {end_block}
@@ -47,10 +58,7 @@ def witness_path(
     while queue:
         block = queue.popleft()
         for predecessor in cfg.predecessors(block):
-            if predecessor not in solution.block_exit:
-                continue
-            flowing = analysis.refine(predecessor, block, solution.block_exit[predecessor])
-            if not any(holds(payload) for payload, _ in flowing):
+            if not carries(predecessor, block):
                 continue
             if predecessor == origin_block and first_edge is None:
                 first_edge = (predecessor, block)
@@ -72,24 +80,18 @@ def _edges_to_end(block: int, end_block: int, next_edge: dict[int, tuple[int, in
     return edges
 
 
-def branch_labels(cfg: ControlFlowGraph, branches: BranchTable, path: WitnessPath | None) -> list[Label]:
-    """One witness step per conditional branch on the path, saying which way it went. A step is
-    essential when the branch decides the path: going the other way would not reach the bug, or
-    the branch loops back. The others (both ways lead to the bug) are kept for `--show-all-steps`."""
-    labels: list[Label] = []
+def branch_steps(cfg: ControlFlowGraph, branches: BranchTable, path: WitnessPath | None) -> list[BranchStep]:
+    """One step per conditional branch on the path, in order."""
+    steps: list[BranchStep] = []
     if path is None:
-        return labels
+        return steps
     order = cfg.rpo_number
     for source, target in path.edges:
         branch = branches.branch(source)
         if branch is None:
             continue
-        taken = target == branch.taken
         other = next((successor for successor in cfg.successors(source) if successor != target), None)
         loops = order.get(target, 0) <= order.get(source, 0)
-        guard = f"{'!' if branch.negated else ''}{branch.predicate}"
-        verb = "taken" if taken else "not taken"
-        message = f"branch on `{guard}` {verb}" + (" (loops back)" if loops else "")
         decides = loops or other is None or other not in path.reaching
-        labels.append(Label(branch.instruction.span, message, essential=decides))
-    return labels
+        steps.append(BranchStep(branch.instruction.span, branch.predicate, branch.negated, target == branch.taken, loops, decides))
+    return steps

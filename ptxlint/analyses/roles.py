@@ -16,11 +16,11 @@ from typing import Callable
 
 from ptxlint.analyses.reaching_threads import ranges
 from ptxlint.analyses.registers import RegisterIndex
+from ptxlint.analyses.warp_value_lattice import TensorAddress, entry_for_warp
 from ptxlint.analyses.warp_values import FunctionValues, warp_count_of
-from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, solve_forward
-from ptxlint.ir import Function, Instruction, Register
+from ptxlint.ir import Function, Instruction, Operand, Register
 from ptxlint.passes import Describe, Pass
 
 _CONDITIONAL = frozenset({"bra", "ret", "exit"})
@@ -184,27 +184,43 @@ class Roles:
 
 @dataclass(frozen=True)
 class FunctionRoles:
-    """Which warps reach each instruction of a function."""
+    """Which warps reach each instruction of a function, and what a TMEM address operand is in
+    each of them."""
 
-    branches: BranchTable
-    solution: Solution[int]
+    _branches: BranchTable
+    _solution: Solution[int]
     warp_count: int
     warp_count_known: bool  # from `.reqntid`/`.maxntid`, not the 32-warp maximum
-
-    @property
-    def cfg(self) -> ControlFlowGraph:
-        return self.solution.cfg
 
     @property
     def everyone(self) -> int:
         return all_warps(self.warp_count)
 
+    def reachable(self, index: int) -> bool:
+        """Whether some warp can reach instruction ``index``'s block."""
+        return self._solution.cfg.block_of(index) in self._solution.block_entry
+
     def warps_at(self, index: int, instruction: Instruction) -> int:
         """The warps that may execute instruction ``index`` (its own guard included)."""
-        mask = self.solution.block_entry.get(self.cfg.block_of(index), 0)
+        mask = self._solution.block_entry.get(self._solution.cfg.block_of(index), 0)
         if instruction.guard is not None:
-            mask &= self.branches.guard_warps(index, instruction)[not instruction.guard.negated]
+            mask &= self._branches.guard_warps(index, instruction)[not instruction.guard.negated]
         return mask
+
+    def tensor_addresses(self, index: int, operand: Operand, warps: int) -> list[tuple[int, TensorAddress]]:
+        """For each of ``warps``, in order, the TMEM address ``operand`` of instruction
+        ``index`` holds when that warp executes it, where the value analysis knows one."""
+        values = self._branches.values
+        state = values.state_before(index)
+        if state is None:
+            return []
+        value = values.analysis.value_of(operand, state)
+        found = []
+        for warp in warp_list(warps):
+            entry = entry_for_warp(value, warp)
+            if type(entry) is TensorAddress:
+                found.append((warp, entry))
+        return found
 
 
 def _branch_table(context: ModuleContext, function: Function) -> BranchTable:
@@ -224,7 +240,7 @@ def _describe_roles(roles: FunctionRoles, function: Function) -> Describe:
     count = f"of {roles.warp_count}" if roles.warp_count_known else f"of up to {roles.warp_count}"
 
     def describe(index: int, instruction: Instruction) -> str:
-        if roles.cfg.block_of(index) not in roles.solution.block_entry:
+        if not roles.reachable(index):
             return "unreachable"
         return f"{ranges(roles.warps_at(index, instruction)) or 'none'} {count}"
 

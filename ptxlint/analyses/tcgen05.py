@@ -13,6 +13,10 @@ Both are in the :class:`Payload` of a :class:`~ptxlint.analyses.path_sensitive.P
 
 Calls: a callee that (transitively) waits or deallocates does so for its caller; a callee whose
 body is not in the module may do anything, so it retires everything (no finding beats a guess).
+
+The pass's result, :class:`TensorMemoryFacts`, answers the tensor-memory rules' questions (what
+is pending before an instruction, which hand-off an access reaches first, which allocations live
+to the end, the witness path of a finding) as facts; the solver and its states stay in here.
 """
 
 from __future__ import annotations
@@ -20,11 +24,13 @@ from __future__ import annotations
 from typing import Iterable, NamedTuple
 
 from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState
-from ptxlint.analyses.roles import BranchTable
+from ptxlint.analyses.path_witness import BranchStep, branch_steps, witness_path
+from ptxlint.analyses.roles import BranchTable, warp_list
+from ptxlint.analyses.tcgen05_hand_offs import FirstHandOffs, hand_offs_in, settles_before_next_barrier
 from ptxlint.analyses.tcgen05_scan import called_operations
+from ptxlint.analyses.tmem_footprint import disjoint, footprint
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, StatesBefore, solve_forward
-from ptxlint.diagnostics import Label
 from ptxlint.ir import Address, Function, Instruction, registers_in
 from ptxlint.isa.tcgen05 import WAIT_LD, WAIT_ST, operation
 from ptxlint.passes import Describe, Pass
@@ -69,7 +75,7 @@ _NOTHING = Payload(frozenset(), frozenset())
 _TRACKED = frozenset({"ld", "st", WAIT_LD, WAIT_ST, "alloc", "dealloc"})
 
 
-class TensorMemoryState(PathSensitiveAnalysis):
+class _TensorMemoryState(PathSensitiveAnalysis):
     """Pending accesses and live allocations of a thread, per path class."""
 
     def __init__(
@@ -140,8 +146,9 @@ class TensorMemoryState(PathSensitiveAnalysis):
         if kind == WAIT_ST:
             return Payload(_retire(accesses, "st"), allocations, unread)
         if kind == "ld":
-            # Issued again (a loop): its registers are all unread again.
-            unread = frozenset(pair for pair in unread if pair[0] != index).union(self._loaded[index])
+            # Issued again (a loop): its registers are all unread again. Every pair of this load
+            # is one of ``_loaded[index]``, so the union is all it takes.
+            unread = unread | self._loaded[index]
         return Payload(accesses | {(index, kind)}, allocations, unread)
 
     def covers(self, summary: Payload, payload: Payload) -> bool:
@@ -186,42 +193,6 @@ def _retire(accesses: frozenset, kind: str) -> frozenset:
     return frozenset(access for access in accesses if access[1] != kind)
 
 
-def pending_items(state: PathState) -> dict[Pending, int]:
-    """Every pending access in some path class, with the warps of the classes it is in."""
-    found: dict[Pending, int] = {}
-    for payload, context in state:
-        for item in payload.pending:
-            found[item] = found.get(item, 0) | context.warps
-    return found
-
-
-def live_allocations(state: PathState) -> frozenset[int]:
-    """Every allocation some path class still holds."""
-    return frozenset().union(*(payload.allocations for payload, _ in state))
-
-
-class FunctionState:
-    """The solved analysis of one function; ``state_before(index)`` is the path state before
-    any instruction."""
-
-    def __init__(self, analysis: TensorMemoryState, solution: Solution[PathState]) -> None:
-        self.analysis = analysis
-        self.solution = solution
-        self.state_before = StatesBefore(solution, analysis)
-
-
-def function_state(context: ModuleContext, function: Function, keep_every_fact: bool = False) -> FunctionState:
-    scan = context.result("tcgen05_scan")
-    analysis = TensorMemoryState(
-        context.result("warp_branches", function),
-        function,
-        scan.callee_operations,
-        scan.instructions(function),
-        keep_every_fact,
-    )
-    return FunctionState(analysis, solve_forward(analysis.branches.values.cfg, analysis))
-
-
 def _loaded_registers(instruction: Instruction) -> frozenset[str]:
     """Every register a `tcgen05.ld` writes: all operands before the TMEM address (the vector,
     and `redval` of `tcgen05.ld.red`, which lowering counts as a source)."""
@@ -233,39 +204,229 @@ def _loaded_registers(instruction: Instruction) -> frozenset[str]:
     return frozenset(names)
 
 
-def may_have_pending(pending: FunctionState, block: int) -> bool:
-    """Cheap filter: a reachable block entered with an access in flight, or issuing one."""
-    entry = pending.solution.block_entry.get(block)
-    if entry is None:
-        return False
-    if any(payload.accesses for payload, _ in entry):
-        return True
-    instructions = pending.analysis.function.instructions
-    return any(
-        operation(instructions[index].opcode.base, instructions[index].opcode.modifiers) in ("ld", "st")
-        for index in pending.solution.cfg.blocks[block].instruction_indices
+# ----------------------------------------------------------------------------- the result
+
+
+class _EdgeFacts(NamedTuple):
+    """What flows along one CFG edge, over the feasible path classes there."""
+
+    accesses: frozenset[int]  # the pending `tcgen05.ld`/`st`
+    in_flight: frozenset[int]  # those of them not known complete (a load some register of which is unread, a store)
+    allocations: frozenset[int]  # the live allocations
+
+
+_NO_FACTS = _EdgeFacts(frozenset(), frozenset(), frozenset())
+
+
+class ExitLeak(NamedTuple):
+    """An allocation some feasible path still holds when the function ends."""
+
+    allocation: int  # the `tcgen05.alloc` (or allocating call)
+    end: int | None  # the last instruction of the block that leaves for the end (None: an empty block)
+    block: int  # that block, for :meth:`TensorMemoryFacts.allocation_witness`
+
+
+class TensorMemoryFacts:
+    """The `tcgen05_pending` pass on one function, as answers: the rules ask, the solved path
+    analysis stays inside. What an edge carries is computed once per edge and what a search
+    finds once per access (or barrier), so the rules' questions cost about one walk of the CFG
+    however many accesses and hand-offs a function has."""
+
+    def __init__(self, analysis: _TensorMemoryState, solution: Solution[PathState]) -> None:
+        self._analysis = analysis
+        self._solution = solution
+        self._cfg = solution.cfg
+        self._function = analysis.function
+        self._state_before = StatesBefore(solution, analysis)
+        self._edges: dict[tuple[int, int], _EdgeFacts] = {}
+        self._pending: dict[Payload, frozenset[Pending]] = {}
+        self._first_hand_offs: FirstHandOffs | None = None
+        self._settles: dict[tuple[int, str], bool] = {}
+
+    # -- pending accesses
+
+    def pending_before(self, index: int) -> list[tuple[Pending, int]]:
+        """The accesses that may be pending when instruction ``index`` executes (its own guard
+        assumed to hold), each with the warps of the path classes it is pending in, in the
+        order they were issued."""
+        if not self._may_have_pending(self._cfg.block_of(index)):
+            return []
+        instruction = self._function.instructions[index]
+        state = self._analysis.assume_guard(index, instruction, self._state_before(index))
+        found: dict[Pending, int] = {}
+        for payload, context in state:
+            for item in self._pending_of(payload):
+                found[item] = found.get(item, 0) | context.warps
+        return sorted(found.items(), key=lambda entry: entry[0].index)
+
+    def _pending_of(self, payload: Payload) -> frozenset[Pending]:
+        """``payload.pending``, once per payload (successive hand-offs see the same ones)."""
+        known = self._pending.get(payload)
+        if known is None:
+            known = self._pending[payload] = payload.pending
+        return known
+
+    def _may_have_pending(self, block: int) -> bool:
+        """Cheap filter: a reachable block entered with an access in flight, or issuing one."""
+        entry = self._solution.block_entry.get(block)
+        if entry is None:
+            return False
+        if any(payload.accesses for payload, _ in entry):
+            return True
+        instructions = self._function.instructions
+        return any(
+            operation(instructions[index].opcode.base, instructions[index].opcode.modifiers) in ("ld", "st")
+            for index in self._cfg.blocks[block].instruction_indices
+        )
+
+    def columns_disjoint(self, access: int, index: int, warps: int) -> bool:
+        """Whether, in each of ``warps`` (at least one), the TMEM columns of the access at
+        ``access`` and of instruction ``index`` provably differ."""
+        values = self._analysis.branches.values
+        instructions = self._function.instructions
+        for warp in warp_list(warps):
+            if not disjoint(footprint(values, access, instructions[access], warp), footprint(values, index, instructions[index], warp)):
+                return False
+        return warps != 0
+
+    def access_witness(self, item: Pending, index: int) -> list[BranchStep]:
+        """The branches of a feasible path on which ``item`` is still pending at instruction
+        ``index`` (none when both are in one block, the access first)."""
+        graph = self._cfg
+        if graph.block_of(item.index) == graph.block_of(index) and item.index < index:
+            return []
+        path = witness_path(graph, lambda source, target: item.index in self._edge(source, target).accesses, item.index, graph.block_of(index))
+        return branch_steps(graph, self._analysis.branches, path)
+
+    # -- hand-offs (see ptxlint/isa/hand_offs.py)
+
+    def first_hand_off(self, item: Pending, index: int) -> bool:
+        """Whether the hand-off at ``index`` is the first one ``item`` reaches, still in flight,
+        on some path (the ones after it repeat its finding)."""
+        if self._first_hand_offs is None:
+            self._first_hand_offs = FirstHandOffs(
+                self._cfg, hand_offs_in(self._function), lambda source, target: self._edge(source, target).in_flight
+            )
+        return self._first_hand_offs.first(item.index, index)
+
+    def settles_before_next_barrier(self, barrier: int, item: Pending) -> bool:
+        """Whether the CTA barrier at ``barrier`` hands ``item`` over to nobody: on every path
+        from it the thread waits for accesses of ``item``'s kind, then passes another CTA
+        barrier, before anything touches tensor memory in conflict, frees it or hands over."""
+        key = (barrier, item.kind)
+        known = self._settles.get(key)
+        if known is None:
+            known = self._settles[key] = settles_before_next_barrier(
+                self._cfg, self._function, self._analysis.summaries, barrier, item.kind
+            )
+        return known
+
+    # -- allocations
+
+    def live_allocations_at_exit(self) -> list[ExitLeak]:
+        """The allocations some feasible path class still holds when the function ends, by
+        allocation, each with the first block found that leaves for the end holding it."""
+        graph = self._cfg
+        leaks: dict[int, int] = {}
+        for block in graph.predecessors(graph.exit):
+            for allocation in self._edge(block, graph.exit).allocations:
+                leaks.setdefault(allocation, block)
+        blocks = graph.blocks
+        return [
+            ExitLeak(allocation, blocks[block].end - 1 if blocks[block].end > blocks[block].start else None, block)
+            for allocation, block in sorted(leaks.items())
+        ]
+
+    def freed_by_others(self) -> frozenset[int]:
+        """Allocations some thread that does not hold them deallocates: ownership passes to
+        another warp (CUTLASS's FMHA allocates in the MMA warp and frees in the correction
+        warps), so the allocating thread's own exit is no leak."""
+        analysis = self._analysis
+        instructions = self._function.instructions
+        held_elsewhere: set[int] = set()
+        everything = analysis.changing_instructions()  # deallocations among them
+        for index in everything:
+            instruction = instructions[index]
+            if not self._deallocates(instruction):
+                continue
+            before = self._state_before(index)
+            if before is None:
+                continue
+            for payload, _ in analysis.assume_guard(index, instruction, before):
+                held_elsewhere.update(everything - payload.allocations)
+        return frozenset(held_elsewhere)
+
+    def _deallocates(self, instruction: Instruction) -> bool:
+        if instruction.opcode.base == "call":
+            return "dealloc" in (called_operations(instruction, self._analysis.summaries) or frozenset())
+        return operation(instruction.opcode.base, instruction.opcode.modifiers) == "dealloc"
+
+    def allocation_witness(self, leak: ExitLeak) -> list[BranchStep]:
+        """The branches of a feasible path from the allocation to the end that holds it (none
+        when the allocation is in the block that ends)."""
+        graph = self._cfg
+        if graph.block_of(leak.allocation) == leak.block:
+            return []
+        path = witness_path(graph, lambda source, target: leak.allocation in self._edge(source, target).allocations, leak.allocation, leak.block)
+        return branch_steps(graph, self._analysis.branches, path)
+
+    # -- internals
+
+    def _edge(self, source: int, target: int) -> _EdgeFacts:
+        """What flows along ``source → target`` (the solver's exit state of ``source`` refined
+        by the edge), once per edge."""
+        key = (source, target)
+        known = self._edges.get(key)
+        if known is not None:
+            return known
+        state = self._solution.block_exit.get(source)
+        if not state:
+            known = _NO_FACTS
+        else:
+            accesses: set[int] = set()
+            in_flight: set[int] = set()
+            allocations: set[int] = set()
+            for payload, _ in self._analysis.refine(source, target, state):
+                unread_loads = {load for load, _ in payload.unread}
+                for access, kind in payload.accesses:
+                    accesses.add(access)
+                    if kind != "ld" or access in unread_loads:
+                        in_flight.add(access)
+                allocations.update(payload.allocations)
+            known = _EdgeFacts(frozenset(accesses), frozenset(in_flight), frozenset(allocations))
+        self._edges[key] = known
+        return known
+
+
+def _solve(context: ModuleContext, function: Function, keep_every_fact: bool = False) -> tuple[_TensorMemoryState, Solution[PathState]]:
+    """The path analysis of ``function`` and its fixed point (``keep_every_fact``: see
+    :class:`~ptxlint.analyses.path_sensitive.PathSensitiveAnalysis`; tests compare the two)."""
+    scan = context.result("tcgen05_scan")
+    analysis = _TensorMemoryState(
+        context.result("warp_branches", function),
+        function,
+        scan.callee_operations,
+        scan.instructions(function),
+        keep_every_fact,
     )
+    return analysis, solve_forward(analysis.branches.values.cfg, analysis)
 
 
-def waiting_instruction(kind: str) -> str:
-    """The wait that retires a pending access of ``kind`` (`ld` or `st`)."""
-    return "tcgen05.wait::ld" if kind == "ld" else "tcgen05.wait::st"
+def _run(context: ModuleContext, function: Function) -> TensorMemoryFacts:
+    return TensorMemoryFacts(*_solve(context, function))
 
 
-def pending_labels(function: Function, items: Iterable[Pending], text: str) -> list[Label]:
-    """One label per pending access: "`tcgen05.ld` <text>" on the instruction that issued it."""
-    return [Label(function.instructions[item.index].span, f"`tcgen05.{item.kind}` {text}") for item in items]
-
-
-def _describe_pending(pending: FunctionState, function: Function) -> Describe:
+def _describe_pending(facts: TensorMemoryFacts, function: Function) -> Describe:
     """Before each instruction, over every path class: the accesses not yet waited for and the
     allocations not yet freed, by the line that issued them (``pending ld@36 allocated @21``)."""
     instructions = function.instructions
+    solution = facts._solution
+    state_before = facts._state_before
 
     def describe(index: int, instruction: Instruction) -> str:
-        if pending.solution.cfg.block_of(index) not in pending.solution.block_entry:
+        if solution.cfg.block_of(index) not in solution.block_entry:
             return "unreachable"
-        state = pending.state_before(index)
+        state = state_before(index)
         accesses = sorted({access for payload, _ in state for access in payload.accesses})
         allocations = sorted({allocation for payload, _ in state for allocation in payload.allocations})
         parts = []
@@ -282,7 +443,7 @@ PASSES = (
     Pass(
         "tcgen05_pending",
         "the `tcgen05.ld`/`st` a thread has not waited for and the allocations it has not freed, per path",
-        function_state,
+        _run,
         per_function=True,
         requires=("warp_branches", "tcgen05_scan"),
         printer=_describe_pending,

@@ -81,12 +81,10 @@ from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function, Instruction
 from ptxlint.isa.tcgen05 import TENSOR_CORE_OPERATIONS, operation
 from ptxlint.rules.base import Rule
+from ptxlint.rules.tcgen05_messages import pending_labels, waiting_instruction, witness_labels
 
 if TYPE_CHECKING:
-    from ptxlint.analyses.tcgen05 import FunctionState, Pending
-
-# The path analyses are imported inside the functions that use them: a module without tensor-core
-# work never loads them (a tenth of the start-up of linting a small kernel).
+    from ptxlint.analyses.tcgen05 import Pending, TensorMemoryFacts
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
@@ -106,38 +104,17 @@ def _is_tensor_core_operation(instruction: Instruction) -> bool:
 
 
 def _check_function(context: ModuleContext, function: Function) -> Iterator[Diagnostic]:
-    from ptxlint.analyses.tcgen05 import may_have_pending, pending_items
-
     pending = context.result("tcgen05_pending", function)
-    graph = pending.solution.cfg
     for index in context.result("tcgen05_scan").instructions(function):
         instruction = function.instructions[index]
-        if not _is_tensor_core_operation(instruction) or not may_have_pending(pending, graph.block_of(index)):
+        if not _is_tensor_core_operation(instruction):
             continue
-        state = pending.analysis.assume_guard(index, instruction, pending.state_before(index))
-        hazards = [
-            item for item, warps in sorted(pending_items(state).items(), key=lambda entry: entry[0].index)
-            if not _provably_disjoint(pending, item, warps, index, instruction)
-        ]
+        hazards = [item for item, warps in pending.pending_before(index) if not pending.columns_disjoint(item.index, index, warps)]
         if hazards:
             yield _report(pending, function, index, instruction, hazards)
 
 
-def _provably_disjoint(pending: FunctionState, item: Pending, warps: int, index: int, instruction: Instruction) -> bool:
-    from ptxlint.analyses.roles import warp_list
-    from ptxlint.analyses.tmem_footprint import disjoint, footprint
-
-    values = pending.analysis.branches.values
-    access = pending.analysis.function.instructions[item.index]
-    for warp in warp_list(warps):
-        if not disjoint(footprint(values, item.index, access, warp), footprint(values, index, instruction, warp)):
-            return False
-    return warps != 0
-
-
-def _report(pending: FunctionState, function: Function, index: int, instruction: Instruction, hazards: list[Pending]) -> Diagnostic:
-    from ptxlint.analyses.tcgen05 import pending_labels, waiting_instruction
-
+def _report(pending: TensorMemoryFacts, function: Function, index: int, instruction: Instruction, hazards: list[Pending]) -> Diagnostic:
     name = _name(instruction)
     first = hazards[0]
     access = function.instructions[first.index]
@@ -148,25 +125,12 @@ def _report(pending: FunctionState, function: Function, index: int, instruction:
         f"`{name}` can start while the `tcgen05.{first.kind}` on line {access.span.line} is pending: "
         f"no `{wait}` on the path between them",
         labels=labels,
-        witness=_witness(pending, first, index, instruction),
+        witness=[
+            Label(access.span, f"`tcgen05.{first.kind}` issued"),
+            *witness_labels(pending.access_witness(first, index)),
+            Label(instruction.span, f"`{name}` issued before the wait"),
+        ],
     )
-
-
-def _witness(pending: FunctionState, item: Pending, index: int, instruction: Instruction) -> list[Label]:
-    from ptxlint.analyses.path_witness import branch_labels, witness_path
-
-    graph = pending.solution.cfg
-    access = pending.analysis.function.instructions[item.index]
-    steps = [Label(access.span, f"`tcgen05.{item.kind}` issued")]
-    same_block = graph.block_of(item.index) == graph.block_of(index) and item.index < index
-    if not same_block:
-        path = witness_path(
-            graph, pending.analysis, pending.solution, item.index, graph.block_of(index),
-            lambda payload: any(index == item.index for index, _ in payload.accesses),
-        )
-        steps += branch_labels(graph, pending.analysis.branches, path)
-    steps.append(Label(instruction.span, f"`{_name(instruction)}` issued before the wait"))
-    return steps
 
 
 def _name(instruction: Instruction) -> str:

@@ -64,19 +64,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ptxlint.analyses.tcgen05_scan import called_operations
 from ptxlint.callgraph import callee_name
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function
-from ptxlint.isa.tcgen05 import operation
 from ptxlint.rules.base import Rule
+from ptxlint.rules.tcgen05_messages import witness_labels
 
 if TYPE_CHECKING:
-    from ptxlint.analyses.tcgen05 import FunctionState
-
-# The path analysis is imported inside the functions that use it: a module that allocates no
-# tensor memory never loads it (a tenth of the start-up of linting a small kernel).
+    from ptxlint.analyses.tcgen05 import ExitLeak, TensorMemoryFacts
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
@@ -96,78 +92,31 @@ def _allocates(context: ModuleContext, kernel: Function) -> bool:
 
 def _check_kernel(context: ModuleContext, kernel: Function) -> Iterator[Diagnostic]:
     allocations = context.result("tcgen05_pending", kernel)
-    graph = allocations.solution.cfg
-    leaks: dict[int, int] = {}  # allocation → the exiting block of the first path found
-    for block in graph.predecessors(graph.exit):
-        for allocation in _live_at_exit(allocations, block):
-            leaks.setdefault(allocation, block)
+    leaks = allocations.live_allocations_at_exit()
     if not leaks:
         return
-    freed_by_others = _freed_by_others(allocations)
-    for allocation, block in sorted(leaks.items()):
-        if allocation not in freed_by_others:
-            yield _report(context, allocations, kernel, allocation, block)
+    freed_by_others = allocations.freed_by_others()
+    for leak in leaks:
+        if leak.allocation not in freed_by_others:
+            yield _report(allocations, kernel, leak)
 
 
-def _freed_by_others(allocations: FunctionState) -> frozenset[int]:
-    """Allocations some thread that does not hold them deallocates: ownership passes to another
-    warp (CUTLASS's FMHA allocates in the MMA warp and frees in the correction warps), so the
-    allocating thread's own exit is no leak."""
-    analysis = allocations.analysis
-    instructions = analysis.function.instructions
-    held_elsewhere: set[int] = set()
-    everything = analysis.changing_instructions()  # deallocations among them
-    for index in everything:
-        instruction = instructions[index]
-        if not _deallocates(analysis, index, instruction):
-            continue
-        before = allocations.state_before(index)
-        if before is None:
-            continue
-        for payload, _ in analysis.assume_guard(index, instruction, before):
-            held_elsewhere.update(everything - payload.allocations)
-    return frozenset(held_elsewhere)
-
-
-def _deallocates(analysis, index: int, instruction) -> bool:
-    if instruction.opcode.base == "call":
-        return "dealloc" in (called_operations(instruction, analysis.summaries) or frozenset())
-    return operation(instruction.opcode.base, instruction.opcode.modifiers) == "dealloc"
-
-
-def _live_at_exit(allocations: FunctionState, block: int) -> frozenset[int]:
-    from ptxlint.analyses.tcgen05 import live_allocations
-
-    """The allocations some feasible path class still holds when leaving ``block`` for the end."""
-    graph = allocations.solution.cfg
-    state = allocations.solution.block_exit.get(block)
-    if not state:
-        return frozenset()
-    return live_allocations(allocations.analysis.refine(block, graph.exit, state))
-
-
-def _report(context: ModuleContext, allocations: FunctionState, kernel: Function, allocation: int, block: int) -> Diagnostic:
-    from ptxlint.analyses.path_witness import branch_labels, witness_path
-
-    graph = allocations.solution.cfg
-    instruction = kernel.instructions[allocation]
-    exit_instruction = kernel.instructions[graph.blocks[block].end - 1] if graph.blocks[block].end > graph.blocks[block].start else None
+def _report(allocations: TensorMemoryFacts, kernel: Function, leak: ExitLeak) -> Diagnostic:
+    instruction = kernel.instructions[leak.allocation]
     notes = ()
     if instruction.opcode.base == "call":
         notes = (f"`{callee_name(instruction)}` allocates tensor memory",)
-    steps = [Label(instruction.span, "tensor memory allocated")]
-    same_block = graph.block_of(allocation) == block
-    if not same_block:
-        path = witness_path(graph, allocations.analysis, allocations.solution, allocation, block, lambda payload: allocation in payload.allocations)
-        steps += branch_labels(graph, allocations.analysis.branches, path)
-    end = exit_instruction.span if exit_instruction is not None else kernel.span
-    steps.append(Label(end, "the kernel ends without `tcgen05.dealloc`"))
+    end = kernel.instructions[leak.end].span if leak.end is not None else kernel.span
     return RULE.diagnostic(
         instruction.opcode_span,
         f"tensor memory allocated here is not deallocated on some path to the end of kernel `{kernel.name}`",
         labels=(Label(end, "the kernel can end here with the allocation live"),),
         notes=notes,
-        witness=steps,
+        witness=[
+            Label(instruction.span, "tensor memory allocated"),
+            *witness_labels(allocations.allocation_witness(leak)),
+            Label(end, "the kernel ends without `tcgen05.dealloc`"),
+        ],
     )
 
 

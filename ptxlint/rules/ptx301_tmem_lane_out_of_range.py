@@ -92,9 +92,6 @@ if TYPE_CHECKING:
     from ptxlint.analyses.roles import FunctionRoles
     from ptxlint.analyses.warp_value_lattice import TensorAddress
 
-# The warp analyses are imported inside the functions that use them: a module without tensor-memory
-# accesses never loads them (a tenth of the start-up of linting a small kernel).
-
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
     scan = context.result("tcgen05_scan")
@@ -117,24 +114,15 @@ def _check_function(context: ModuleContext, function: Function) -> Iterator[Diag
 
 
 def _violations(roles: FunctionRoles, index: int, instruction: Instruction) -> Iterator[tuple[int, range, range]]:
-    from ptxlint.analyses.roles import warp_list
-    from ptxlint.analyses.warp_value_lattice import TensorAddress, entry_for_warp
-
     """(warp, lanes it touches, lanes it may touch) for each warp that breaks the rule."""
     warps = roles.warps_at(index, instruction)
     if not roles.warp_count_known and warps == roles.everyone:
         return
-    values = roles.branches.values
-    state = values.state_before(index)
     address = next((operand for operand in instruction.operands if type(operand) is Address), None)
     count = lanes_touched(instruction.opcode.modifiers)
-    if state is None or address is None or count is None:
+    if address is None or count is None:
         return
-    value = values.analysis.value_of(address, state)
-    for warp in warp_list(warps):
-        entry = entry_for_warp(value, warp)
-        if type(entry) is not TensorAddress:
-            continue
+    for warp, entry in roles.tensor_addresses(index, address, warps):
         allowed = accessible_lanes(warp)
         for first in _first_lanes(instruction, entry):
             touched = range(first, first + count)

@@ -55,15 +55,17 @@ mbarrier signalling, not tensor-core state, so neither takes part.
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Iterable, Iterator, NamedTuple
 
-from ptxlint.callgraph import CallGraph
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function, Instruction
 from ptxlint.isa.tcgen05 import CTA_GROUP_OPERATIONS, operation
 from ptxlint.rules.base import Rule
 from ptxlint.source import Span
+
+if TYPE_CHECKING:
+    from ptxlint.callgraph import CallGraph
 
 _PREFIX = "cta_group::"
 
@@ -99,7 +101,7 @@ def _check_kernel(context: ModuleContext, kernel: str, calls: CallGraph) -> Iter
     if not grouped:
         return
     first = grouped[0]
-    chains = _call_chains(kernel, calls)
+    chains = calls.first_callers(kernel)
     for found in grouped[1:]:
         if found.cta_group == first.cta_group:
             continue
@@ -124,24 +126,6 @@ def _grouped_in(context: ModuleContext, function: Function) -> list[tuple[Instru
         if cta_group is not None:
             found.append((instruction, cta_group))
     return found
-
-
-def _call_chains(kernel: str, calls: CallGraph) -> dict[str, str]:
-    """For each function reachable from ``kernel``: the function that first calls it (breadth
-    first, in call order), so that the chain of notes is the shortest one."""
-    caller_of: dict[str, str] = {}
-    frontier = [kernel]
-    seen = {kernel}
-    while frontier:
-        following = []
-        for name in frontier:
-            for callee in calls.callees(name):
-                if callee not in seen:
-                    seen.add(callee)
-                    caller_of[callee] = name
-                    following.append(callee)
-        frontier = following
-    return caller_of
 
 
 def _chain_notes(kernel: str, function: str, caller_of: dict[str, str]) -> tuple[str, ...]:

@@ -1,0 +1,34 @@
+"""The wording the tensor-memory rules (PTX201–PTX203) share: the pending accesses as labels, the
+wait that retires them, and the branch steps of a witness path."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable
+
+from ptxlint.diagnostics import Label
+from ptxlint.ir import Function
+
+if TYPE_CHECKING:
+    from ptxlint.analyses.path_witness import BranchStep
+    from ptxlint.analyses.tcgen05 import Pending
+
+
+def waiting_instruction(kind: str) -> str:
+    """The wait that retires a pending access of ``kind`` (`ld` or `st`)."""
+    return "tcgen05.wait::ld" if kind == "ld" else "tcgen05.wait::st"
+
+
+def pending_labels(function: Function, items: Iterable[Pending], text: str) -> list[Label]:
+    """One label per pending access: "`tcgen05.ld` <text>" on the instruction that issued it."""
+    return [Label(function.instructions[item.index].span, f"`tcgen05.{item.kind}` {text}") for item in items]
+
+
+def witness_labels(steps: Iterable[BranchStep]) -> list[Label]:
+    """One witness step per conditional branch, saying which way it went; the steps that do not
+    decide the path (both ways lead to the bug) are kept for `--show-all-steps`."""
+    labels = []
+    for step in steps:
+        guard = f"{'!' if step.negated else ''}{step.predicate}"
+        verb = "taken" if step.taken else "not taken"
+        labels.append(Label(step.span, f"branch on `{guard}` {verb}" + (" (loops back)" if step.loops else ""), essential=step.essential))
+    return labels
