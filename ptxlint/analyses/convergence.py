@@ -11,19 +11,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
+from typing import TYPE_CHECKING
+
 from ptxlint import ir
 from ptxlint.analyses.lanes import Level
-from ptxlint.analyses.uniformity import (
-    CalledCollective,
-    Divergence,
-    FunctionUniformity,
-    InstructionFacts,
-    ModuleUniformity,
-    iter_function_facts,
-)
 from ptxlint.context import ModuleContext
-from ptxlint.isa.aligned import Collective, Scope
+from ptxlint.isa.aligned import COLLECTIVE_BASES, Collective, Scope
 from ptxlint.passes import Describe, Pass
+
+if TYPE_CHECKING:
+    # Only types: the uniformity package is loaded when the pass first needs its result, so a
+    # module without collectives never loads it.
+    from ptxlint.analyses.uniformity import CalledCollective, Divergence, FunctionUniformity, InstructionFacts, ModuleUniformity
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,10 +58,16 @@ def short_opcode(opcode: ir.Opcode) -> str:
 
 def _sites(context: ModuleContext) -> tuple[Site, ...]:
     """Every reachable collective and every call reaching one, in file order."""
+    if not any(
+        instruction.opcode.base in COLLECTIVE_BASES for function in context.module.functions for instruction in function.instructions
+    ):
+        return ()  # nothing to analyse: not even the uniformity pass is loaded
     return tuple(_sites_in(context.result("uniformity")))
 
 
 def _sites_in(result: ModuleUniformity) -> Iterator[Site]:
+    from ptxlint.analyses.uniformity import iter_function_facts
+
     for analysed in iter_function_facts(result):
         instructions = analysed.function.instructions
         found: list[Site] = []

@@ -63,7 +63,7 @@ _MATRIX_BASES = frozenset({"ldmatrix", "stmatrix", "movmatrix"})
 _BARRIER_OPERATIONS = frozenset({"sync", "arrive", "red"})
 # Every opcode base that some collective has: the rest of an instruction stream (nine in ten
 # instructions of a GEMM) is settled by one set lookup.
-_COLLECTIVE_BASES = frozenset(
+COLLECTIVE_BASES = frozenset(
     {"tcgen05", "wmma", "mma", "tensormap", "wgmma", "setmaxnreg", "barrier", "bar"} | _MATRIX_BASES
 )
 
@@ -72,7 +72,7 @@ def collective(instruction: Instruction) -> Collective | None:
     """The collective requirement of an instruction, or None when it has none."""
     opcode = instruction.opcode
     base = opcode.base
-    if base not in _COLLECTIVE_BASES:
+    if base not in COLLECTIVE_BASES:
         return None
     first = opcode.modifiers[0] if opcode.modifiers else ""
     if base == "tcgen05":

@@ -4,12 +4,14 @@ the guard, branch or exit and its divergent source, and one finding per cause.""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from ptxlint.analyses.convergence import Site, short_opcode
 from ptxlint.analyses.lanes import Level
-from ptxlint.analyses.uniformity import Divergence
 from ptxlint.diagnostics import Diagnostic, Label
+
+if TYPE_CHECKING:
+    from ptxlint.analyses.uniformity import Divergence
 
 
 def variation(level: Level) -> str:

@@ -80,15 +80,17 @@ warpgroup-uniform, and they run correctly; the strict check stays for proven spl
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from ptxlint.analyses.convergence import Site, execution_cause, reported
-from ptxlint.analyses.uniformity import Divergence
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.isa.aligned import Scope
 from ptxlint.rules.base import Rule
 from ptxlint.rules.convergence_messages import call_labels, cause_labels, cause_phrase, first_per_cause, subject
+
+if TYPE_CHECKING:
+    from ptxlint.analyses.uniformity import Divergence
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:

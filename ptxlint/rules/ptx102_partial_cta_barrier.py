@@ -71,15 +71,17 @@ paths do (Triton's jump-threaded prologues).
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from ptxlint.analyses.convergence import Site, execution_cause
 from ptxlint.analyses.lanes import Level
-from ptxlint.analyses.uniformity import Divergence
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.rules.base import Rule
 from ptxlint.rules.convergence_messages import call_labels, cause_labels, cause_phrase, first_per_cause, subject
+
+if TYPE_CHECKING:
+    from ptxlint.analyses.uniformity import Divergence
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:

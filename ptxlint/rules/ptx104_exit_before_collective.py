@@ -60,15 +60,17 @@ across the warp, a loaded flag) is accepted.
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from ptxlint.analyses.convergence import Site, exit_cause
-from ptxlint.analyses.uniformity import Divergence
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.isa.aligned import Scope
 from ptxlint.rules.base import Rule
 from ptxlint.rules.convergence_messages import call_labels, cause_labels, first_per_cause, subject, variation
+
+if TYPE_CHECKING:
+    from ptxlint.analyses.uniformity import Divergence
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
