@@ -15,7 +15,7 @@ import pytest
 from ptxlint.lint import LintSettings, lint_source, read_source
 from ptxlint.rules import RULES_BY_CODE
 
-CODES = ("PTX101", "PTX102", "PTX103", "PTX104", "PTX105")
+CODES = ("PTX101", "PTX102", "PTX103", "PTX104", "PTX105", "PTX106")
 
 # (file name stem prefix, code, message fragment): why the finding is accepted. These are real
 # bugs in our own corpus sources, kept to show the rules find them; the test also checks that they
