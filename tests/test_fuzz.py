@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import random
+import re
 import subprocess
 import sys
 import warnings
@@ -147,6 +148,9 @@ def test_coverage_guided_smoke(tmp_path: Path) -> None:
         env={**os.environ, "HOME": str(tmp_path)},  # its working corpus goes to a throwaway cache
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    assert "Done 150 runs" in result.stderr, result.stderr[-3000:]
+    # libFuzzer may count one run more ("Done 151 runs", seen when the 150th input added
+    # coverage), and which inputs add coverage varies from run to run despite the seed.
+    done = re.search(r"^Done (\d+) runs", result.stderr, re.MULTILINE)
+    assert done and int(done[1]) >= 150, result.stderr[-3000:]
 
 
