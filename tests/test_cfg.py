@@ -184,6 +184,20 @@ def test_call_graph_recursion_and_reach() -> None:
     assert [site.caller for site in graph.callers["leaf"]] == ["odd"]
 
 
+def test_first_callers_give_the_shortest_call_chains() -> None:
+    text = HEADER + """
+.func d() { ret; }
+.func c() { call.uni d; ret; }
+.func a() { call.uni c; ret; }
+.func b() { call.uni c; call.uni d; ret; }
+.visible .entry k() { call.uni a; call.uni b; ret; }
+"""
+    graph = CallGraph(lower(SourceFile.from_bytes("t.ptx", text.encode())))
+    # Depth first, `d` is reached through k → a → c → d; breadth first through k → b → d.
+    assert graph.first_callers("k") == {"a": "k", "b": "k", "c": "a", "d": "b"}
+    assert graph.first_callers("d") == {}
+
+
 def _dominance_by_definition(nodes, root, predecessors) -> dict[int, set[int]]:
     """Dom(n) = {n} ∪ ⋂ Dom(p) over the predecessors p reachable from the root: the textbook
     fixed point, quadratic but obviously right."""
