@@ -64,12 +64,13 @@ class ModuleContext:
         if self._requesters and name not in self._requesters[-1].requires:
             requester = self._requesters[-1]
             raise UndeclaredPass(f"{_label(requester)} asks for pass `{name}` but does not require it")
-        declared = load(name)
-        if declared.per_function != (function is not None):
-            kind = "per function" if declared.per_function else "per module"
-            raise TypeError(f"pass `{name}` runs {kind}")
-        with self.running(declared), measured(self.timings, name):
-            value = declared.run(self) if function is None else declared.run(self, function)
+        with measured(self.timings, name):  # a pass's first use also imports its module: its cost
+            declared = load(name)
+            if declared.per_function != (function is not None):
+                kind = "per function" if declared.per_function else "per module"
+                raise TypeError(f"pass `{name}` runs {kind}")
+            with self.running(declared):
+                value = declared.run(self) if function is None else declared.run(self, function)
         self._cache[key] = value
         return value
 
