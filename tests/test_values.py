@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ptxlint.analyses.roles import warps_where
 from ptxlint.analyses.path_conditions import PathContext
-from ptxlint.analyses.warp_value_lattice import THREAD_INDEX, VARYING, TensorAddress, join_values
+from ptxlint.analyses.warp_value_bits import and_values, extract_field, insert_field, permute_bytes
+from ptxlint.analyses.warp_value_lattice import THREAD_INDEX, VARYING, TensorAddress, ThreadFunction, join_values
 from ptxlint.analyses.warp_value_lattice import add_values as add  # the arithmetic under test
 from ptxlint.analyses.warp_values import WarpValues
 
@@ -69,3 +70,65 @@ def test_a_branch_keeps_only_the_warps_that_can_take_it() -> None:
     context = PathContext(0b1111).assume("%p1", False, false_in)
     assert context is not None and context.warps == 0b1110
     assert PathContext(0b0001).assume("%p1", False, false_in) is None
+
+
+# -- the address forms of issue 23, step 6: bit fields of TMEM addresses, 2-D and 3-D blocks
+
+
+def test_masks_take_a_tmem_address_apart() -> None:
+    address = TensorAddress("slot+0", 32, 8)
+    assert and_values(address, 0xFFFF, 32) == TensorAddress("slot+0", 0, 8)  # the column part
+    assert and_values(0xFFFF0000, address, 32) == 32 << 16  # the lane part: an integer
+    # A mask that keeps every bit the allocation's column (below 512) plus a known offset can have.
+    assert and_values(TensorAddress("slot+0", 0, 0), 0x3FF, 32) == TensorAddress("slot+0", 0, 0)
+    assert and_values(TensorAddress("slot+0", 0, None), 0x3FF, 32) is None
+    assert and_values(address, 0xFF, 32) is None
+
+
+def test_bfi_sets_a_lane_field_and_bfe_reads_it() -> None:
+    base = TensorAddress("slot+0", 0, 4)
+    assert insert_field(96, base, 16, 16, 32) == TensorAddress("slot+0", 96, 4)
+    assert insert_field(5, TensorAddress("slot+0", 32, 4), 0, 8, 32) == TensorAddress("slot+0", 32, None)
+    assert insert_field(base, 96 << 16, 0, 16, 32) == TensorAddress("slot+0", 96, 4)
+    assert insert_field(0b101, 0xFFFF, 4, 3, 32) == 0xFFDF
+    assert extract_field(TensorAddress("slot+0", 96, 4), 16, 16, 32, False) == 96
+    assert extract_field(TensorAddress("slot+0", 96, 4), 0, 16, 32, False) == TensorAddress("slot+0", 0, 4)
+    assert extract_field(0xF0, 4, 4, 32, False) == 0xF
+    assert extract_field(0xF0, 4, 4, 32, True) == 0xFFFFFFFF  # sign-extended from bit 7
+
+
+def test_prmt_joins_a_column_and_a_lane() -> None:
+    column = TensorAddress("slot+0", 0, 16)
+    assert permute_bytes(column, 96, 0x5410) == TensorAddress("slot+0", 96, 16)
+    assert permute_bytes(column, 96, 0x1054) is None  # the column bytes moved into the lane field
+    assert permute_bytes(0x04030201, 0x08070605, 0x3210) == 0x04030201
+    assert permute_bytes(0x04030201, 0x08070605, 0x7654) == 0x08070605
+    assert permute_bytes(0x80, 0, 0x4448) == 0xFF  # the sign of byte 0, replicated; then b's byte 0
+
+
+def test_tid_y_of_a_32_wide_block_is_the_warp_index() -> None:
+    values = WarpValues(warp_count=8, tid_x_is_linear=False, extents=(32, 8, 1))
+    assert values._special("%tid.y") == tuple(range(8))
+    assert values._special("%ntid.x") == 32
+    three_d = WarpValues(warp_count=8, tid_x_is_linear=False, extents=(32, 1, 8))
+    assert three_d._special("%tid.z") == tuple(range(8)) and three_d._special("%tid.y") == 0
+
+
+def test_linear_index_of_a_16_wide_block() -> None:
+    # Two rows a warp: %tid.y alone differs within a warp, (tid.x + tid.y * 16) / 32 does not.
+    values = WarpValues(warp_count=8, tid_x_is_linear=False, extents=(16, 16, 1))
+    tid_y = values._special("%tid.y")
+    assert type(tid_y) is ThreadFunction
+    row = values._binary("mul", tid_y, 16, 32)
+    linear = values._binary("add", values._special("%tid.x"), row, 32)
+    assert values._thread_arithmetic("div", [linear, 32], 32) == tuple(range(8))
+    mad = values._binary("add", values._binary("mul", tid_y, 16, 64), values._special("%tid.x"), 32)
+    assert values._thread_arithmetic("shr", [mad, 5], 32) == tuple(range(8))
+
+
+def test_tid_y_is_no_warp_index_when_rows_straddle_warps_or_the_shape_is_not_fixed() -> None:
+    straddling = WarpValues(warp_count=6, tid_x_is_linear=False, extents=(48, 4, 1))
+    lanes = straddling._thread_arithmetic("shl", [straddling._special("%tid.y"), 21], 32)
+    assert straddling._binary("add", TensorAddress("slot+0", 0, 0), lanes, 32) is VARYING
+    bounded = WarpValues(warp_count=8, tid_x_is_linear=False)  # `.maxntid 32, 8`: no extents
+    assert bounded._special("%tid.y") is VARYING

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ptxlint.analyses.launch import WARP_SIZE
+from ptxlint.analyses.warp_value_bits import and_values, extract_field, insert_field, permute_bytes, shift_right_address
 from ptxlint.analyses.warp_value_lattice import (
     BINARY_OPERATIONS,
     INTEGER_COMPARISONS,
@@ -46,17 +47,28 @@ _THREAD_VARYING_SPECIALS = ("%tid", "%laneid", "%lanemask", "%warpid", "%smid", 
 _VARYING_BASES = frozenset({"atom", "elect", "activemask", "match", "tcgen05", "vote", "nanosleep"})
 _VARYING_OPERATIONS = frozenset({("mbarrier", "try_wait"), ("mbarrier", "test_wait")})
 
+# Operations on the thread index whose operands may be swapped.
+_COMMUTATIVE = frozenset({"add", "mul", "and", "or", "xor", "min", "max"})
+
 
 class WarpEvaluator:
     """Abstract values of operands and results for ``warp_count`` warps. ``settled`` holds the
     registers whose value is the same on every path (filled in by the analysis); they are read
-    from there rather than from a state."""
+    from there rather than from a state. ``extents`` is the block's shape when `.reqntid` fixes
+    it: then `%tid.y`, `%tid.z` and `%ntid` are known functions of the linear thread index."""
 
-    def __init__(self, warp_count: int, tid_x_is_linear: bool) -> None:
+    def __init__(self, warp_count: int, tid_x_is_linear: bool, extents: tuple[int, int, int] | None = None) -> None:
         self.warp_count = warp_count
         self.tid_x_is_linear = tid_x_is_linear
         self.warp_index = tuple(range(warp_count))
         self.settled: dict[str, Value] = {}
+        # Shared-memory slots that hold a `tcgen05.alloc` address on every path that reads them.
+        self.allocation_slots: frozenset[str] = frozenset()
+        self.thread_count = warp_count * WARP_SIZE
+        self._specials: dict[str, Value] = {}
+        if extents is not None and all(extent > 0 for extent in extents):
+            self.thread_count = min(self.thread_count, extents[0] * extents[1] * extents[2])
+            self._specials = self._thread_coordinates(*extents)
 
     # -- helpers used by rules
 
@@ -99,7 +111,22 @@ class WarpEvaluator:
             return base
         return self._map(lambda a: add_values(a, address.offset, 64), (base,))
 
+    def _thread_coordinates(self, x: int, y: int, z: int) -> dict[str, Value]:
+        """`%tid.*` of a block of known shape, from the linear thread index t = tid.x + tid.y ·
+        ntid.x + tid.z · ntid.x · ntid.y, and `%ntid.*`."""
+        linear = THREAD_INDEX
+        coordinates: dict[str, Value] = {"%ntid.x": x, "%ntid.y": y, "%ntid.z": z}
+        tid_x = linear if y == z == 1 else linear.then(("rem", x, 32))
+        tid_y = ThreadFunction((("div", x, 32),) + ((("rem", y, 32),) if z > 1 else ()))
+        tid_z = linear.then(("div", x * y, 32))
+        for name, function, extent in (("%tid.x", tid_x, x), ("%tid.y", tid_y, y), ("%tid.z", tid_z, z)):
+            coordinates[name] = 0 if extent == 1 else self._collapse(function) if function is not None else VARYING
+        return coordinates
+
     def _special(self, name: str) -> Value:
+        known = self._specials.get(name)
+        if known is not None:
+            return known
         if name == "%tid.x" and self.tid_x_is_linear:
             return THREAD_INDEX
         if name.startswith(_THREAD_VARYING_SPECIALS):
@@ -130,10 +157,11 @@ class WarpEvaluator:
         return [(destinations[0], value)] + [(name, VARYING) for name in destinations[1:]] if destinations else []
 
     def _load(self, instruction: Instruction, state: ValueState) -> Value:
-        """`ld.shared` of the slot `tcgen05.alloc` wrote gives the allocation's TMEM address."""
+        """`ld.shared` of the slot `tcgen05.alloc` wrote (on this path, or anywhere when the
+        slot holds nothing else) gives the allocation's TMEM address."""
         sources = instruction.sources
         address = self._address(sources[0], state) if sources and type(sources[0]) is Address else VARYING
-        if type(address) is SharedAddress and address.key in state.slots:
+        if type(address) is SharedAddress and (address.key in state.slots or address.key in self.allocation_slots):
             return TensorAddress(address.key, 0, 0)
         return VARYING if _tracked(address) else None
 
@@ -176,17 +204,22 @@ class WarpEvaluator:
         return self._per_warp_of_threads(lambda thread: _apply_or_none(step, function.evaluate(thread)))
 
     def _per_warp_of_threads(self, function: Callable[[int], object]) -> Value:
-        """A per-warp value when every warp's lanes agree, else VARYING."""
+        """A per-warp value when every warp's lanes (those the block has) agree, else VARYING."""
         entries = []
         for warp in self.warp_index:
             first = function(warp * WARP_SIZE)
             if first is None:
                 return VARYING
-            for thread in range(warp * WARP_SIZE + 1, warp * WARP_SIZE + WARP_SIZE):
+            for thread in range(warp * WARP_SIZE + 1, min(warp * WARP_SIZE + WARP_SIZE, self.thread_count)):
                 if function(thread) != first:
                     return VARYING
             entries.append(first)
         return normalise(tuple(entries))
+
+    def _collapse(self, function: ThreadFunction) -> Value:
+        """The per-warp value of ``function`` when each warp's lanes agree, else the function."""
+        collapsed = self._per_warp_of_threads(function.evaluate)
+        return function if collapsed is VARYING else collapsed
 
     def _operate(self, instruction: Instruction, sources: list) -> Value:
         opcode = instruction.opcode
@@ -196,18 +229,21 @@ class WarpEvaluator:
             if type(sources[0]) is ThreadFunction:
                 return sources[0]
             return self._map(lambda a: wrap(a, bits) if type(a) is int and type(a) is not bool else a, sources[:1])
+        if base == "mad" and len(sources) == 3 and (opcode.has("lo") or opcode.has("wide")):
+            product = self._binary("mul", sources[0], sources[1], 64)
+            return self._binary("add", product, sources[2], bits)
         if any(type(source) is ThreadFunction for source in sources):
             if base == "mul" and not (opcode.has("lo") or opcode.has("wide")):
                 return VARYING
             return self._thread_arithmetic(base, sources, bits)
+        fields = self._bit_fields(instruction, sources, bits, signed)
+        if fields is not _UNMODELLED:
+            return fields
         if base == "selp" and len(sources) == 3:
             return self._map(lambda a, b, p: (a if p else b) if type(p) is bool else (a if a == b else None), sources)
         binary = BINARY_OPERATIONS.get(base)
         if base == "mul" and not opcode.has("lo") and not opcode.has("wide"):
             binary = None
-        if base == "mad" and len(sources) == 3 and (opcode.has("lo") or opcode.has("wide")):
-            product = self._map(lambda a, b: on_integers(lambda x, y: x * y)(a, b, 64), sources[:2])
-            return self._map(lambda a, b: add_values(a, b, bits), (product, sources[2]))
         if base in ("shr", "div") or (base in ("min", "max") and signed):
             binary = SIGNED_OPERATIONS[base](signed)
         if base in ("min", "max") and not signed:
@@ -222,18 +258,54 @@ class WarpEvaluator:
             return self._map(lambda a: wrap(-a, bits) if type(a) is int and type(a) is not bool else None, sources)
         return _UNMODELLED
 
+    def _binary(self, base: str, first: Value, second: Value, bits: int) -> Value:
+        """``first`` ``base`` ``second``, of thread functions or per warp (`mad` is two of these)."""
+        if type(first) is ThreadFunction or type(second) is ThreadFunction:
+            return self._thread_arithmetic(base, [first, second], bits)
+        if base == "mul":
+            return self._map(lambda a, b: on_integers(lambda x, y: x * y)(a, b, bits), (first, second))
+        return self._map(lambda a, b: add_values(a, b, bits), (first, second))
+
     def _thread_arithmetic(self, base: str, sources: list, bits: int) -> Value:
-        """One more step on `%tid.x`; a per-warp value once each warp's lanes agree."""
-        if len(sources) != 2 or type(sources[0]) is not ThreadFunction or base not in THREAD_STEPS:
+        """One more step on the thread index; a per-warp value once each warp's lanes agree. The
+        other operand is a constant, a thread function or a per-warp table of integers."""
+        if len(sources) != 2 or base not in THREAD_STEPS:
             return VARYING
-        constant = sources[1]
-        if type(constant) is not int or type(constant) is bool:
+        function, operand = sources
+        if type(function) is not ThreadFunction:
+            if base == "sub":
+                base = "rsub"
+            elif base not in _COMMUTATIVE:
+                return VARYING
+            function, operand = operand, function
+        kind = type(operand)
+        if kind is tuple:
+            if not all(type(entry) is int for entry in operand):
+                return VARYING
+        elif kind is not int and kind is not ThreadFunction:
             return VARYING
-        function = sources[0].then((base, constant, bits))
-        if function is None:
-            return VARYING
-        collapsed = self._per_warp_of_threads(function.evaluate)
-        return function if collapsed is VARYING else collapsed
+        function = function.then((base, operand, bits))
+        return VARYING if function is None else self._collapse(function)
+
+    def _bit_fields(self, instruction: Instruction, sources: list, bits: int, signed: bool) -> Value:
+        """Masks, shifts, `bfi`, `bfe` and `prmt`, which can take a TMEM address apart and put
+        one together (see :mod:`ptxlint.analyses.warp_value_bits`)."""
+        base = instruction.opcode.base
+        count = len(sources)
+        if base == "and" and count == 2 and not instruction.opcode.has("pred"):
+            return self._map(lambda a, b: and_values(a, b, bits), sources)
+        if base == "shr" and count == 2:
+            shift = SIGNED_OPERATIONS["shr"](signed)
+            return self._map(
+                lambda a, b: shift_right_address(a, b, bits) if type(a) is TensorAddress else shift(a, b, bits), sources
+            )
+        if base == "bfi" and count == 4:
+            return self._map(lambda a, b, c, d: insert_field(a, b, c, d, bits), sources)
+        if base == "bfe" and count == 3:
+            return self._map(lambda a, b, c: extract_field(a, b, c, bits, signed), sources)
+        if base == "prmt" and count == 3 and instruction.opcode.modifiers == ("b32",):
+            return self._map(permute_bytes, sources)
+        return _UNMODELLED
 
     def _map(self, function: Callable, values) -> Value:
         """Apply ``function`` to entries, per warp when any value is per-warp."""

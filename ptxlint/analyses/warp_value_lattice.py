@@ -10,9 +10,11 @@ The analysis gives each register one of these abstract values:
   `tcgen05.alloc` wrote, plus a lane and a column offset);
 - a tuple of entries, one per warp of the CTA (warp-uniform, but different between warps), where
   ``None`` means unknown for that warp: `%tid.x >> 5` is ``(0, 1, 2, …)``;
-- a :class:`ThreadFunction`: a short chain of arithmetic on `%tid.x` of a one-dimensional block.
-  It differs between lanes, but once every warp's 32 lanes agree on its value (`%tid.x >> 5`,
-  `(%tid.x << 16) & 0x600000`, `%tid.x > 31`) it becomes a per-warp value;
+- a :class:`ThreadFunction`: a short chain of arithmetic on the linear thread index (`%tid.x`
+  of a one-dimensional block; `%tid.y` is `t / ntid.x % ntid.y` when `.reqntid` gives the block's
+  shape). It differs between lanes, but once every warp's 32 lanes agree on its value
+  (`%tid.x >> 5`, `(%tid.x << 16) & 0x600000`, `%tid.x > 31`, `%tid.y` of a 32-wide block) it
+  becomes a per-warp value;
 - :data:`VARYING`: unknown and possibly different between warps or lanes.
 
 Arithmetic is evaluated per warp. The allocation's address has lane field 0 and an unknown first
@@ -64,13 +66,16 @@ class Marker:
 
 VARYING = Marker("VARYING")
 
-# Longest chain of operations followed on `%tid.x` before giving up (nvcc needs two or three).
-MAX_THREAD_STEPS = 6
+# Longest chain of operations followed on the thread index before giving up (nvcc needs two or
+# three; `%tid.y` starts with two).
+MAX_THREAD_STEPS = 8
 
 
 @dataclass(frozen=True, slots=True)
 class ThreadFunction:
-    """``%tid.x`` followed by ``steps``: (operation, constant, bits) applied in order."""
+    """The linear thread index followed by ``steps``: (operation, operand, bits) applied in order.
+    The operand is a constant, another ThreadFunction (`%tid.x + %tid.y * 32`) or a per-warp
+    tuple of integers."""
 
     steps: tuple = ()
 
@@ -81,8 +86,16 @@ class ThreadFunction:
 
     def evaluate(self, thread: int):
         value = thread
-        for operation_name, constant, bits in self.steps:
-            value = THREAD_STEPS[operation_name](value, constant, bits)
+        for operation_name, operand, bits in self.steps:
+            kind = type(operand)
+            if kind is ThreadFunction:
+                operand = operand.evaluate(thread)
+            elif kind is tuple:
+                warp = thread >> 5
+                operand = operand[warp] if warp < len(operand) else None
+            if type(operand) is not int:
+                return None
+            value = THREAD_STEPS[operation_name](value, operand, bits)
             if value is None:
                 return None
         return value
@@ -334,7 +347,9 @@ THREAD_STEPS: dict[str, Callable[[int, int, int], int | None]] = {
     "or": lambda value, mask, bits: wrap(value | mask, bits),
     "add": lambda value, addend, bits: wrap(value + addend, bits),
     "sub": lambda value, subtrahend, bits: wrap(value - subtrahend, bits),
+    "rsub": lambda value, minuend, bits: wrap(minuend - value, bits),
     "mul": lambda value, factor, bits: wrap(value * factor, bits),
+    "xor": lambda value, mask, bits: wrap(value ^ mask, bits),
     "div": lambda value, divisor, bits: value // divisor if divisor > 0 else None,
     "rem": lambda value, divisor, bits: value % divisor if divisor > 0 else None,
 }

@@ -28,12 +28,21 @@ from ptxlint.passes import Pass
 
 MAX_WARPS = 32  # 1024 threads
 
+# Instructions that can write shared memory at their first address operand.
+_MEMORY_WRITES = frozenset({"st", "atom", "red", "cp", "stmatrix", "mbarrier", "multimem"})
+
 
 class WarpValues(WarpEvaluator):
     """The forward analysis. ``warp_count`` is the number of warps values are tabulated for."""
 
-    def __init__(self, warp_count: int, tid_x_is_linear: bool, sliced: Slices | None = None) -> None:
-        super().__init__(warp_count, tid_x_is_linear)
+    def __init__(
+        self,
+        warp_count: int,
+        tid_x_is_linear: bool,
+        sliced: Slices | None = None,
+        extents: tuple[int, int, int] | None = None,
+    ) -> None:
+        super().__init__(warp_count, tid_x_is_linear, extents)
         # Indices of the instructions whose results can matter (None: all of them), and of those
         # that feed addresses. For an instruction that only feeds conditions, VARYING and absent
         # mean the same (no warp's outcome is known), so it stores nothing: states stay small.
@@ -103,6 +112,30 @@ class WarpValues(WarpEvaluator):
                 unsettled.update(name for name in writes(definition) if name not in settled)
                 settled_definitions.append(definition)
         self.settled_definitions = frozenset(settled_definitions)
+
+    def find_allocation_slots(self, instructions: tuple[Instruction, ...]) -> None:
+        """The shared-memory slots a `tcgen05.alloc` of this function writes, at an address
+        known on every path (call after :meth:`settle`), and that nothing else here writes.
+        Warp-specialised kernels allocate in one warp and read the address back in others after
+        a barrier, on paths the allocation is not on: whatever path reads such a slot, what it
+        holds is the allocation's address (lane 0). ``state.slots`` still says which slots an
+        allocation may have written on the path, for the allocations at other addresses."""
+        empty = ValueState({}, frozenset())
+        allocated: set[str] = set()
+        written: set[str] = set()
+        for instruction in instructions:
+            base = instruction.opcode.base
+            if base != "tcgen05" and base not in _MEMORY_WRITES:
+                continue
+            target = next((operand for operand in instruction.operands if type(operand) is Address), None)
+            slot = self._address(target, empty) if target is not None else None
+            if type(slot) is not SharedAddress:
+                continue
+            if operation(base, instruction.opcode.modifiers) == "alloc":
+                allocated.add(slot.key)
+            elif base != "tcgen05":
+                written.add(slot.key)
+        self.allocation_slots = frozenset(allocated - written)
 
     @staticmethod
     def _single_plain_definition(name: str, instructions: tuple[Instruction, ...], names: RegisterIndex) -> int | None:
@@ -254,8 +287,10 @@ def function_values(context: ModuleContext, function: Function) -> FunctionValue
     warp_count, _ = warp_count_of(context, function)
     shape = block_shape(function, context.options)
     names = context.result("registers", function)
-    analysis = WarpValues(warp_count, shape.linear_tid_is_tid_x, slices(function, names))
+    extents = (shape.x, shape.y, shape.z) if function.is_kernel and shape.x is not None else None
+    analysis = WarpValues(warp_count, shape.linear_tid_is_tid_x, slices(function, names), extents)  # type: ignore[arg-type]
     analysis.settle(function.instructions, names)
+    analysis.find_allocation_slots(function.instructions)
     analysis.expire_block_locals(graph, names)
     analysis.plan_visits(graph)
     return FunctionValues(analysis, solve_forward(graph, analysis), names)

@@ -5,8 +5,11 @@ for warp w of the CTA. The address's lane field is bits 31–16; `.32x32b` touch
 it, the `.16x*` shapes 16, and `.16x32bx2` also 16 at `taddr + immHalfSplitoff`. Each warp that
 can reach the instruction is evaluated on its own: the warp count comes from `.reqntid` or
 `.maxntid`, branches on the warp index narrow it, and the address is followed from
-`tcgen05.alloc` (lane 0) through arithmetic on the warp index (`(warp & 3) << 21`, shuffles of
-`%tid.x / 32`). Only proven violations are reported.
+`tcgen05.alloc` (lane 0, read back from its shared-memory slot, also by warps that did not
+allocate) through arithmetic on the warp index (`(warp & 3) << 21`, shuffles of `%tid.x / 32`,
+`%tid.y` of a `.reqntid 32, 4` block, `(tid.x + tid.y * ntid.x) / 32`) and through the bit
+fields of the address (`(base & 0xFFFF) | lane << 16`, `bfi`, `bfe`, `prmt`, `mad`). Only proven
+violations are reported.
 
 ## Why is this bad?
 A warp can only reach its own lane quarter with `tcgen05.ld`/`st` (PTX ISA §9.7.16.8.1). A
@@ -71,8 +74,10 @@ DONE:
 
 ## Exceptions
 Addresses the analysis cannot follow (parameters, values loaded from memory other than the
-allocation's shared-memory slot) are never reported. An unknown value added to a TMEM address is
-taken to move only its column. Without `.reqntid`/`.maxntid` the block may have up to 32 warps;
+allocation's shared-memory slot) are never reported; a slot the function also stores to is read
+as the allocation's address only after the allocation on the same path, and `%tid.y`/`%tid.z`
+are followed only where `.reqntid` fixes the block's shape. An unknown value added to a TMEM
+address is taken to move only its column. Without `.reqntid`/`.maxntid` the block may have up to 32 warps;
 then only instructions that branches restrict to some warps are checked, since the kernel may be
 launched with a single warpgroup. `%warpid` is not a warp index (it can change during execution)
 and is never followed.
