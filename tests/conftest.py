@@ -3,7 +3,7 @@
 `python -m pytest` runs everything that needs only the `test` extra: our own CUDA and Triton
 corpus kernels (corpus/cuda, corpus/triton) are compiled on first use, about a minute on two
 cores. `python -m pytest --corpus` adds the heavy corpora, which need the `corpus` extra and take
-an hour to build the first time: CUTLASS's examples compiled with nvcc, and the third-party
+up to an hour to build the first time: CUTLASS's examples compiled with nvcc, and the third-party
 corpus. Without `--corpus` the tests over them are skipped, with the reason in the summary."""
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 # The parts of the regression corpus, by the job ids scripts/build_corpus.py gives them. `own` is
 # our sources (a second or two each) and is always tested; `cutlass` is CUTLASS's examples (minutes
-# each, an hour in all on two cores) and is tested with --corpus.
+# each, up to an hour in all on two cores) and is tested with --corpus.
 CORPUS_PARTS = {"own": ("cuda/", "triton/"), "cutlass": ("cutlass/",)}
-HEAVY_SKIP = "run with --corpus (pip install -e '.[test,corpus]' first; the first build takes about an hour)"
+HEAVY_SKIP = "run with --corpus (pip install -e '.[test,corpus]' first; the first build takes up to an hour)"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -36,7 +36,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--corpus", action="store_true", default=False,
         help="also test the heavy regression corpora: CUTLASS's examples compiled with nvcc "
              "(scripts/build_corpus.py) and the third-party corpus (scripts/build_third_party_corpus.py). "
-             "Needs pip install -e '.[test,corpus]'; the first build takes about an hour on two cores, "
+             "Needs pip install -e '.[test,corpus]'; the first build takes up to an hour on two cores, "
              "later runs reuse ~/.cache/ptxlint.",
     )
 
