@@ -102,6 +102,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 from ptxlint.analyses.barriers import CTA, UNKNOWN, BarrierUse, barrier_operands
 from ptxlint.analyses.launch import WARP_SIZE, block_shape
+from ptxlint.analyses.reaching_threads import ranges
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function, Instruction, Register
@@ -265,8 +266,6 @@ class _Kernel:
             warps |= self._warps(function, index, instruction)
         if warps == 0 or warps.bit_count() * WARP_SIZE >= count:
             return None
-        from ptxlint.analyses.reaching_threads import ranges
-
         first = next(use for use in uses if use.count == count)
         others = [use for use in uses if not self._may_count(use, count)]
         threads = warps.bit_count() * WARP_SIZE
