@@ -84,6 +84,14 @@ def _run(*arguments: str, cwd: Path = ROOT, seed: str = "0") -> subprocess.Compl
     )
 
 
+def _run_configured(path: Path, directory: Path) -> subprocess.CompletedProcess[str]:
+    """``ptxlint PATH`` from ``directory``, under the `ptxlint.toml` the test wrote there."""
+    return subprocess.run(
+        [sys.executable, "-m", "ptxlint", "--output-format", "concise", path.name],
+        capture_output=True, text=True, timeout=300, cwd=directory,
+    )
+
+
 def slow_to_analyse(registers: int) -> bytes:
     """A loop whose every block rewrites another register, each initialised before it, the loop
     condition depending on all of them: every state of the uniformity analysis holds all the
@@ -234,17 +242,11 @@ def test_step_limit_from_configuration(tmp_path: Path) -> None:
     path = tmp_path / "loop.ptx"
     path.write_bytes(slow_to_analyse(300))
     (tmp_path / "ptxlint.toml").write_text("max-analysis-steps = 5000\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "ptxlint", "--output-format", "concise", path.name],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path,
-    )
+    result = _run_configured(path, tmp_path)
     assert result.returncode == 1 and STEP_LIMIT_NOTICE in result.stdout, result.stdout + result.stderr
     for value in ('"many"', "-1", "true"):
         (tmp_path / "ptxlint.toml").write_text(f"max-analysis-steps = {value}\n")
-        result = subprocess.run(
-            [sys.executable, "-m", "ptxlint", "--output-format", "concise", path.name],
-            capture_output=True, text=True, timeout=300, cwd=tmp_path,
-        )
+        result = _run_configured(path, tmp_path)
         assert result.returncode == 2 and "`max-analysis-steps` must be" in result.stderr, (value, result.stderr)
 
 
@@ -276,16 +278,10 @@ def test_time_budget_from_configuration(tmp_path: Path) -> None:
     path = tmp_path / "slow.ptx"
     path.write_bytes(slow_to_analyse(1_000))
     (tmp_path / "ptxlint.toml").write_text("time-budget = 1\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "ptxlint", "--output-format", "concise", path.name],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path,
-    )
+    result = _run_configured(path, tmp_path)
     assert result.returncode == 1 and "the 1s time budget" in result.stdout, result.stdout + result.stderr
     (tmp_path / "ptxlint.toml").write_text('time-budget = "soon"\n')
-    result = subprocess.run(
-        [sys.executable, "-m", "ptxlint", "--output-format", "concise", path.name],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path,
-    )
+    result = _run_configured(path, tmp_path)
     assert result.returncode == 2 and "`time-budget` must be a number" in result.stderr
 
 
