@@ -94,6 +94,26 @@ def test_binaries_are_linted_through_their_embedded_ptx(workdir: Path) -> None:
     assert "kernel.cubin: error: the binary contains no PTX" in result.output
 
 
+def test_binaries_built_with_lineinfo(workdir: Path) -> None:
+    # With -lineinfo, cuobjdump names the PTX it extracts `k.sm_100a.ptx`, without the index it
+    # writes otherwise (`k.1.sm_100a.ptx`): both are read.
+    nvcc = find_tool("nvcc")
+    assert nvcc is not None, "nvcc not found: install the test extra (pip install -e '.[test]')"
+    gencode = "arch=compute_100a,code=[sm_100a,compute_100a]"
+    (workdir / "k.cu").write_text(EXAMPLE.read_text())
+
+    def build(*arguments: str) -> None:
+        subprocess.run([nvcc, *arguments], check=True, capture_output=True, timeout=600)
+
+    build("-shared", "-Xcompiler", "-fPIC", "-lineinfo", "-gencode", gencode, "k.cu", "-o", "libk.so")
+    build("-c", "-lineinfo", "-gencode", gencode, "k.cu", "-o", "k.o")
+    result = invoke("libk.so", "k.o")
+    assert result.exit_code == 1, result.output
+    for binary in ("libk.so", "k.o"):
+        assert f"{binary}[sm_100a]:" in result.output and "PTX101" in result.output
+    assert "contains no PTX" not in result.output
+
+
 def test_lint_ptx_api() -> None:
     text = (ROOT / "examples" / "divergent_tcgen05.ptx").read_text()
     diagnostics = ptxlint.lint_ptx(text, path="k.ptx")

@@ -1,7 +1,9 @@
 """The PTX embedded in CUDA binaries: cubins, fatbins, object files, static and shared libraries,
 executables. nvcc embeds PTX (for the `compute_XX` targets of `-gencode … code=compute_XX`) beside
 the machine code so that newer GPUs can compile it at load time; `cuobjdump -xptx all` writes each
-embedded module out as `<name>.<n>.<arch>.ptx`."""
+embedded module out as `<name>.<n>.<arch>.ptx`, or `<name>.<arch>.ptx` without the index when the
+PTX was built with `-lineinfo`, and lists them in order on its standard output
+(`Extracting PTX file and ptxas options    1: k.sm_100a.ptx -arch=sm_100a --generate-line-info`)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,10 @@ from ptxlint.frontends import FrontEndError, Module
 from ptxlint.frontends.toolkit import require_tool
 from ptxlint.source import SourceFile
 
-_EXTRACTED = re.compile(r"\.(\d+)\.(sm_\w+|compute_\w+)\.ptx$")
+# The index is absent from the names of PTX compiled with line information (`-lineinfo`).
+_EXTRACTED = re.compile(r"(?:\.(\d+))?\.(sm_\w+|compute_\w+)\.ptx$")
+# cuobjdump's report of each file it wrote, numbered in the order the binary holds them.
+_REPORTED = re.compile(r"^Extracting PTX file.*?\s(\d+):\s+(\S+\.ptx)\b", re.MULTILINE)
 _TIMEOUT = 300  # seconds
 
 
@@ -30,11 +35,7 @@ def extract_ptx(path: str) -> list[Module]:
             )
         except (OSError, subprocess.TimeoutExpired) as error:
             raise FrontEndError(f"cannot run cuobjdump ({error})") from None
-        found = sorted(
-            (int(match.group(1)), match.group(2), name)
-            for name in os.listdir(scratch)
-            if (match := _EXTRACTED.search(name))
-        )
+        found = _extracted(scratch, done.stdout)
         if done.returncode != 0 and not found:
             raise FrontEndError("cuobjdump cannot read it", output=done.stdout + done.stderr)
         if not found:
@@ -51,3 +52,18 @@ def extract_ptx(path: str) -> list[Module]:
                 data = handle.read()
             modules.append(Module(SourceFile.from_bytes(f"{path}[{label}]", data), map_to_source=False))
     return modules
+
+
+def _extracted(scratch: str, report: str) -> list[tuple[int, str, str]]:
+    """(position, architecture, file name) of each PTX file cuobjdump wrote into ``scratch``, in
+    the order it reported them; files its report does not name (a different wording) follow,
+    ordered by the index in their name, then by name."""
+    written = {name for name in os.listdir(scratch) if _EXTRACTED.search(name)}
+    order = {name: int(number) for number, name in _REPORTED.findall(report) if name in written}
+    found = []
+    for name in written:
+        match = _EXTRACTED.search(name)
+        assert match is not None
+        position = order.get(name, len(order) + int(match.group(1) or 0))
+        found.append((position, match.group(2), name))
+    return sorted(found)
