@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from ptxlint.config import ConfigResolver
     from ptxlint.diagnostics import FileResult
+    from ptxlint.discovery import FileSelection, Unlintable
     from ptxlint.lint import LintSettings
     from ptxlint.render import Report
     from ptxlint.source import SourceFile
@@ -54,7 +55,7 @@ def main() -> None:
     """A linter and static analyzer for NVIDIA PTX.
 
     \b
-    ptxlint kernel.ptx                 lint files (directories: every *.ptx below them)
+    ptxlint kernel.ptx                 lint files (folders: their .ptx, .cu and .fatbin files)
     ptxlint kernel.cu --arch sm_90a    compile CUDA C++ with nvcc and lint its PTX
     ptxlint libkernels.so              lint the PTX embedded in a binary
     ptxlint rules                      list the rules
@@ -148,6 +149,16 @@ def _config_options(command):  # type: ignore[no-untyped-def]
     "--no-group", is_flag=True,
     help="Print every finding; by default the terminal shows one per CUDA/Triton line or repeated pattern.",
 )
+@click.option(
+    "--exclude", multiple=True, metavar="PATTERN",
+    help="Leave out what folders yield that matches PATTERN, instead of the `exclude` setting (comma-separated, repeatable).",
+)
+@click.option("--extend-exclude", multiple=True, metavar="PATTERN", help="Leave out these too (comma-separated, repeatable).")
+@click.option("--force-exclude", is_flag=True, default=None, help="Apply the excludes to the paths named on the command line too.")
+@click.option(
+    "--respect-gitignore/--no-respect-gitignore", default=None,
+    help="Leave out what .gitignore files ignore (default: `respect-gitignore`, else yes).",
+)
 @click.option("--baseline", "baseline_file", metavar="FILE", help="Hide the findings recorded in FILE.")
 @click.option("--write-baseline", metavar="FILE", help="Record every current finding in FILE and exit 0.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Lint in this many processes.")
@@ -194,6 +205,10 @@ def check(
     compile_commands: str | None,
     show_all_steps: bool,
     no_group: bool,
+    exclude: tuple[str, ...],
+    extend_exclude: tuple[str, ...],
+    force_exclude: bool | None,
+    respect_gitignore: bool | None,
     baseline_file: str | None,
     write_baseline: str | None,
     jobs: int,
@@ -208,7 +223,6 @@ def check(
     """Lint PTX files, CUDA C++ files (compiled with nvcc) and the PTX inside binaries.
 
     Compiler flags for `.cu` files follow `--`: `ptxlint kernel.cu -- -I include -std=c++17`."""
-    from ptxlint.lint import InputError, discover
     from ptxlint.render import Report
     from ptxlint.rules import ALL_RULES
 
@@ -216,10 +230,10 @@ def check(
         raise click.UsageError("no input: give one or more PTX, CUDA or binary files, directories, or - for stdin")
     resolver = _resolver(config_file, isolated, select, extend_select, ignore)
     compiler_flags = click.get_current_context().meta.get("ptxlint.compiler_flags", ())
-    try:
-        files = discover(paths)
-    except InputError as error:
-        _fail(str(error))
+    files = _discover(
+        paths, resolver, _selectors(exclude) if exclude else None, _selectors(extend_exclude), force_exclude,
+        respect_gitignore,
+    )
     known = _read_baseline(baseline_file) if baseline_file else None
     started = time.perf_counter()
     results = _lint_inputs(
@@ -245,8 +259,49 @@ def check(
     sys.exit(_exit_code(results, exit_zero))
 
 
+def _discover(
+    paths: tuple[str, ...],
+    resolver: ConfigResolver,
+    exclude: tuple[str, ...] | None,
+    extend_exclude: tuple[str, ...],
+    force_exclude: bool | None,
+    respect_gitignore: bool | None,
+) -> list[str | Unlintable]:
+    """The files to lint (ptxlint/discovery.py), under each folder's configuration with the
+    command line's `--exclude`, `--extend-exclude` (relative to the working directory) and
+    `--[no-]respect-gitignore` over it; `--force-exclude`, else `force-exclude` where ptxlint runs."""
+    import dataclasses
+
+    from ptxlint.config import ConfigError
+    from ptxlint.discovery import Pattern, default_selection, discover
+
+    here = os.path.abspath(os.curdir)
+
+    def selection_for(directory: str) -> FileSelection:
+        try:
+            selection = resolver.for_directory(directory).file_selection or default_selection()
+        except ConfigError as error:
+            _fail(str(error))
+        if exclude is not None:
+            selection = dataclasses.replace(selection, exclude=tuple(Pattern(glob, here) for glob in exclude))
+        if extend_exclude:
+            selection = dataclasses.replace(
+                selection, exclude=selection.exclude + tuple(Pattern(glob, here) for glob in extend_exclude)
+            )
+        if respect_gitignore is not None:
+            selection = dataclasses.replace(selection, respect_gitignore=respect_gitignore)
+        return selection
+
+    if force_exclude is None:
+        try:
+            force_exclude = resolver.for_directory(here).force_exclude
+        except ConfigError as error:
+            _fail(str(error))
+    return discover(paths, selection_for, force_exclude)
+
+
 def _lint_inputs(
-    files: list[str],
+    files: list[str | Unlintable],
     resolver: ConfigResolver,
     max_file_size: int,
     time_budget: float | None,
@@ -264,7 +319,10 @@ def _lint_inputs(
     import dataclasses
 
     from ptxlint.diagnostics import FileResult
-    from ptxlint.frontends import CompileOptions, FrontEndError, from_triton_cache, modules_of, needs_front_end
+    from ptxlint.discovery import Unlintable
+    from ptxlint.frontends import (
+        CompileOptions, FailedModule, FrontEndError, from_triton_cache, modules_of, needs_front_end,
+    )
     from ptxlint.lint import input_size, lint_path, lint_paths
     from ptxlint.source import SourceFile
 
@@ -272,6 +330,9 @@ def _lint_inputs(
     work: list[tuple[str | SourceFile, LintSettings]] = []
     slots: list[FileResult | tuple[int, bool]] = []  # a failure, or (position in work, map to source)
     for path in files:
+        if isinstance(path, Unlintable):
+            slots.append(FileResult(path.path, error=path.message))
+            continue
         settings = _settings_for(resolver, path, max_file_size, time_budget, max_analysis_steps)
         if timings:
             settings = dataclasses.replace(settings, timings=True)
@@ -287,9 +348,14 @@ def _lint_inputs(
         except FrontEndError as error:
             if error.output:
                 click.echo(error.output.rstrip("\n"), err=True)
-            slots.append(FileResult(path, error=str(error)))
+            slots.append(FileResult(path, error=str(error), tool_output=error.output))
             continue
         for module in modules:
+            if isinstance(module, FailedModule):  # one architecture of several failed to compile
+                if module.error.output:
+                    click.echo(module.error.output.rstrip("\n"), err=True)
+                slots.append(FileResult(module.path, error=str(module.error), tool_output=module.error.output))
+                continue
             slots.append((len(work), module.map_to_source))
             work.append((module.source, settings))
     if len(work) == 1 and not quiet and sys.stderr.isatty() and input_size(work[0][0]) >= _STAGE_PROGRESS_BYTES:

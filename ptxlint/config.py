@@ -13,6 +13,10 @@ carry its own settings. `--config FILE` uses one file for everything, `--isolate
     max-analysis-steps = 0                       # analysis steps per file (0: unlimited)
     time-budget = 120                            # seconds of analysis per file (0: off, the default)
     cuda-arch = ["sm_90a", "sm_100a"]            # what `ptxlint kernel.cu` compiles for
+    extend-exclude = ["third_party"]             # what folders yield (ptxlint/discovery.py):
+    extend-include = ["*.so"]                    #   include, extend-include, exclude,
+    respect-gitignore = true                     #   extend-exclude, respect-gitignore,
+    force-exclude = false                        #   force-exclude
 
     [tool.ptxlint.per-file-ignores]
     "generated/*.ptx" = ["PTX4"]
@@ -36,6 +40,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Iterable, Mapping
 
 from ptxlint.context import Options
+from ptxlint.discovery import DEFAULT_EXCLUDE, DEFAULT_INCLUDE, FileSelection, Pattern
 from ptxlint.diagnostics import Severity
 from ptxlint.rules import ALL_RULES, RULES_BY_CODE, RULES_BY_NAME
 from ptxlint.rules.base import Rule
@@ -45,6 +50,8 @@ _LIST_KEYS = ("select", "extend-select", "ignore")
 _CUDA_ARCH_KEY = "cuda-arch"
 DEFAULT_CUDA_ARCHITECTURES = ("sm_100a",)
 _TABLE_KEYS = ("per-file-ignores", "severity")
+_PATTERN_KEYS = ("include", "extend-include", "exclude", "extend-exclude")
+_FLAG_KEYS = ("respect-gitignore", "force-exclude")
 _OPTION_FIELDS = {field.name.replace("_", "-"): field for field in dataclasses.fields(Options)}
 
 
@@ -64,6 +71,10 @@ class FileConfig:
     severity: tuple[tuple[str, str], ...] = ()
     options: Mapping[str, Any] = field(default_factory=dict)
     cuda_arch: tuple[str, ...] | None = None
+    # File selection (ptxlint/discovery.py): None where the file does not set it.
+    patterns: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # include, exclude, extend-…
+    respect_gitignore: bool | None = None
+    force_exclude: bool | None = None
 
     @property
     def root(self) -> Path:
@@ -89,6 +100,8 @@ class ResolvedConfig:
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...]
     root: Path
     cuda_arch: tuple[str, ...] = DEFAULT_CUDA_ARCHITECTURES
+    file_selection: FileSelection | None = None  # what folders yield; None: the defaults
+    force_exclude: bool = False
 
     def rules_for(self, path: str) -> tuple[Rule, ...]:
         """The selected rules less those `per-file-ignores` turns off for ``path``."""
@@ -193,9 +206,10 @@ def load(path: Path) -> FileConfig:
 
 def parse(data: Mapping[str, Any], path: Path | None) -> FileConfig:
     where = str(path) if path else "configuration"
-    unknown = sorted(set(data) - set(_LIST_KEYS) - set(_TABLE_KEYS) - set(_OPTION_FIELDS) - {_CUDA_ARCH_KEY})
+    every = (*_LIST_KEYS, *_TABLE_KEYS, *_OPTION_FIELDS, _CUDA_ARCH_KEY, *_PATTERN_KEYS, *_FLAG_KEYS)
+    unknown = sorted(set(data) - set(every))
     if unknown:
-        known = ", ".join(sorted((*_LIST_KEYS, *_TABLE_KEYS, *_OPTION_FIELDS, _CUDA_ARCH_KEY)))
+        known = ", ".join(sorted(every))
         raise ConfigError(f"{where}: unknown setting `{unknown[0]}` (known: {known})")
     lists = {key: _string_list(data[key], f"{where}: `{key}`") for key in _LIST_KEYS if key in data}
     for key, selectors in lists.items():
@@ -209,6 +223,42 @@ def parse(data: Mapping[str, Any], path: Path | None) -> FileConfig:
         severity=_severity_table(data.get("severity", {}), where),
         options=_options(data, where),
         cuda_arch=_architectures(data[_CUDA_ARCH_KEY], where) if _CUDA_ARCH_KEY in data else None,
+        patterns={key: _pattern_list(data[key], f"{where}: `{key}`") for key in _PATTERN_KEYS if key in data},
+        respect_gitignore=_flag(data, "respect-gitignore", where),
+        force_exclude=_flag(data, "force-exclude", where),
+    )
+
+
+def _pattern_list(value: Any, where: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(item, str) and item for item in value):
+        raise ConfigError(f"{where} must be a list of glob patterns such as \"build\" or \"kernels/*.ptx\"")
+    return tuple(value)
+
+
+def _flag(data: Mapping[str, Any], key: str, where: str) -> bool | None:
+    if key not in data:
+        return None
+    if not isinstance(data[key], bool):
+        raise ConfigError(f"{where}: `{key}` must be true or false")
+    return bool(data[key])
+
+
+def file_selection(config: FileConfig) -> FileSelection:
+    """What folders yield under ``config``: `include` (default: PTX, CUDA C++, fatbins) plus
+    `extend-include`, less `exclude` (default: tool and build folders) plus `extend-exclude`,
+    patterns with `/` relative to the configuration file's folder."""
+    root = str(config.root.resolve())
+    patterns = config.patterns
+
+    def rooted(*globs: str) -> tuple[Pattern, ...]:
+        return tuple(Pattern(glob, root) for glob in globs)
+
+    return FileSelection(
+        include=rooted(*patterns.get("include", DEFAULT_INCLUDE), *patterns.get("extend-include", ())),
+        exclude=rooted(*patterns.get("exclude", DEFAULT_EXCLUDE), *patterns.get("extend-exclude", ())),
+        respect_gitignore=config.respect_gitignore is not False,
     )
 
 
@@ -290,6 +340,8 @@ def resolve(config: FileConfig, command_line: CommandLineSelection = CommandLine
         per_file_ignores=per_file,
         root=config.root,
         cuda_arch=config.cuda_arch or DEFAULT_CUDA_ARCHITECTURES,
+        file_selection=file_selection(config),
+        force_exclude=bool(config.force_exclude),
     )
 
 
@@ -313,6 +365,10 @@ class ConfigResolver:
         """The configuration that governs ``path`` (standard input: the current directory's)."""
         directory = Path.cwd() if path == "-" else Path(path).parent
         return self._resolve(self._config_path(directory))
+
+    def for_directory(self, directory: str) -> ResolvedConfig:
+        """The configuration that governs the files in ``directory`` (its own file included)."""
+        return self._resolve(self._config_path(Path(directory)))
 
     def _config_path(self, directory: Path) -> Path | None:
         if self._isolated:

@@ -86,3 +86,5 @@ class FileResult:
     # Report findings at the high-level source line (`.loc`) rather than the PTX line: set for
     # PTX that ptxlint compiled itself (`kernel.cu`) or that Triton left in its cache.
     map_to_source: bool = False
+    # What the tool that failed on this input printed (nvcc's errors), beside ``error``.
+    tool_output: str = ""

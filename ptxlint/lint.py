@@ -10,8 +10,7 @@ import gc
 import os
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 from ptxlint import suppressions
 from ptxlint.context import Budget, BudgetExceeded, ModuleContext, Options
@@ -77,29 +76,6 @@ class PartiallyAnalysedResult(FileResult):
 
     notice: str = ""
     unfinished: tuple[str, ...] = ()
-
-
-class InputError(Exception):
-    """A path argument that names nothing lintable (a usage problem, exit code 2)."""
-
-
-def discover(paths: Iterable[str]) -> list[str]:
-    """Expand the command line into files: directories recursively to their `*.ptx` files (sorted,
-    so output order is stable), `-` for standard input, files as given whatever their suffix."""
-    found: list[str] = []
-    for path in paths:
-        if path == STDIN:
-            found.append(STDIN)
-        elif os.path.isdir(path):
-            inside = sorted(str(file) for file in Path(path).rglob("*.ptx") if file.is_file())
-            if not inside:
-                raise InputError(f"{path}: directory contains no `.ptx` files")
-            found.extend(inside)
-        elif os.path.lexists(path):
-            found.append(path)
-        else:
-            raise InputError(f"{path}: no such file or directory")
-    return found
 
 
 def read_source(path: str, max_file_size: int = DEFAULT_MAX_FILE_SIZE) -> SourceFile:

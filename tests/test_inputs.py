@@ -59,7 +59,7 @@ def test_directory_without_ptx_is_an_error(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("hello")
     result = run(str(tmp_path))
     assert result.returncode == 2
-    assert "no `.ptx` files" in result.stderr
+    assert f"{tmp_path}: error: no files to lint in this folder (it includes *.ptx, *.cu, *.fatbin)" in result.stdout
     assert_no_traceback(result)
 
 

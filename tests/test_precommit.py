@@ -1,5 +1,6 @@
 """The pre-commit hook, run the way users run it: `pre-commit try-repo` from a separate git
-repository. The hook fails on a buggy `.ptx` file and passes once it is fixed. The configuration
+repository. The hook fails on a buggy `.ptx` and a buggy `.cu` file (compiled with the test
+dependencies' nvcc) and passes once they are fixed. The configuration
 README.md shows (a local hook running the installed `ptxlint`) is run as written, too.
 
 try-repo on a dirty checkout includes modified files but not new ones, so the hook repository is
@@ -21,9 +22,16 @@ from pathlib import Path
 
 import pytest
 
+from ptxlint.frontends.toolkit import find_tool
+
 ROOT = Path(__file__).resolve().parent.parent
 BROKEN = ".version 9.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r1 %tid.x;\n\tret;\n}\n"
 FIXED = BROKEN.replace("%r1 %tid.x", "%r1, %tid.x")
+CUDA_EXAMPLE = ROOT / "examples" / "tmem_alloc_divergent.cu"
+CUDA_BUG_LINE = next(
+    number for number, line in enumerate(CUDA_EXAMPLE.read_text().splitlines(), 1) if "tcgen05.alloc" in line and "asm" in line
+)
+CUDA_FIXED = "__global__ void store(int *out) { out[threadIdx.x] = 1; }\n"
 
 pytestmark = pytest.mark.skipif(
     shutil.which("pre-commit") is None or shutil.which("git") is None, reason="pre-commit and git are needed"
@@ -52,6 +60,10 @@ def snapshot(destination: Path) -> Path:
 
 def try_repo(hook_repository: Path, repository: Path, home: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PRE_COMMIT_HOME": str(home), "NO_COLOR": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    # The hook's own environment has no CUDA wheels: point it at the toolkit these tests use.
+    nvcc = find_tool("nvcc")
+    assert nvcc is not None, "nvcc not found: install the test extra (pip install -e '.[test]')"
+    env.setdefault("CUDA_HOME", str(Path(nvcc).resolve().parent.parent))
     return subprocess.run(
         ["pre-commit", "try-repo", str(hook_repository), "ptxlint", "--all-files", "--color", "never"],
         cwd=repository, env=env, capture_output=True, text=True, timeout=900,
@@ -66,16 +78,20 @@ def test_hook_fails_on_a_bug_and_passes_when_fixed(tmp_path: Path) -> None:
     git(repository, "config", "user.name", "test")
     kernel = repository / "kernel.ptx"
     kernel.write_text(BROKEN)
-    git(repository, "add", "kernel.ptx")
+    source = repository / "kernel.cu"
+    source.write_text(CUDA_EXAMPLE.read_text())
+    git(repository, "add", "kernel.ptx", "kernel.cu")
     home = tmp_path / "pre-commit-home"
     hooks = snapshot(tmp_path / "ptxlint")
 
     failed = try_repo(hooks, repository, home)
     assert failed.returncode != 0, failed.stdout + failed.stderr
     assert "PTX001" in failed.stdout and "kernel.ptx:7:14" in failed.stdout, failed.stdout + failed.stderr
+    assert "PTX101" in failed.stdout and f"kernel.cu:{CUDA_BUG_LINE}:" in failed.stdout, failed.stdout + failed.stderr
 
     kernel.write_text(FIXED)
-    git(repository, "add", "kernel.ptx")
+    source.write_text(CUDA_FIXED)
+    git(repository, "add", "kernel.ptx", "kernel.cu")
     passed = try_repo(hooks, repository, home)
     assert passed.returncode == 0, passed.stdout + passed.stderr
 

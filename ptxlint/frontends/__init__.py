@@ -37,6 +37,16 @@ class FrontEndError(Exception):
 
 
 @dataclass(frozen=True)
+class FailedModule:
+    """A module a front end could not produce, named like the module it would have been
+    (`kernel.cu[sm_90a]`): one architecture of several that nvcc failed to compile. It is that
+    module's error; the other architectures' modules are linted."""
+
+    path: str
+    error: FrontEndError
+
+
+@dataclass(frozen=True)
 class CompileOptions:
     """How to compile CUDA C++ inputs: for which architectures, with which flags (or the flags a
     `compile_commands.json` records for each file)."""
@@ -78,19 +88,32 @@ def needs_front_end(path: str) -> bool:
     return is_binary(path, head)
 
 
-def modules_of(path: str, options: CompileOptions) -> list[Module]:
-    """The PTX modules of a CUDA C++ file or a binary. Raises :class:`FrontEndError`."""
+def modules_of(path: str, options: CompileOptions) -> list[Module | FailedModule]:
+    """The PTX modules of a CUDA C++ file or a binary, one per architecture for CUDA C++, a
+    :class:`FailedModule` for each architecture that does not compile. Raises
+    :class:`FrontEndError` when the file yields nothing at all (no nvcc, a header, a binary
+    cuobjdump cannot read or without PTX)."""
     from ptxlint.frontends import binaries, cuda
+    from ptxlint.frontends.toolkit import require_tool
 
     if not path.endswith(CUDA_SUFFIXES + CUDA_HEADER_SUFFIXES):
-        return binaries.extract_ptx(path)
+        return [*binaries.extract_ptx(path)]
     flags, directory = options.flags, None
     if options.compile_commands is not None:
         command = cuda.find_compile_command(options.compile_commands, path)
         if command is None:
             raise FrontEndError(f"not in the compilation database {options.compile_commands}")
         flags, directory = command.flags + options.flags, command.directory
-    return cuda.compile_to_ptx(path, options.architectures, flags, directory)
+    if len(options.architectures) == 1 or path.endswith(CUDA_HEADER_SUFFIXES):
+        return list(cuda.compile_to_ptx(path, options.architectures, flags, directory))
+    require_tool("nvcc", "linting CUDA C++")  # missing, it fails the file, not each architecture
+    modules: list[Module | FailedModule] = []
+    for architecture in options.architectures:
+        try:
+            modules.extend(cuda.compile_to_ptx(path, (architecture,), flags, directory))
+        except FrontEndError as error:
+            modules.append(FailedModule(f"{path}[{architecture}]", error))
+    return modules
 
 
 def from_triton_cache(path: str) -> bool:

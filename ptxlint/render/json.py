@@ -55,6 +55,8 @@ def _file(result: FileResult) -> dict[str, Any]:
         "suppressed": result.suppressed,
         "baselined": result.baselined,
     }
+    if result.tool_output.strip():  # only when nvcc or cuobjdump failed on the input
+        entry["tool_output"] = result.tool_output
     if notice(result) is not None:  # only when the step limit or time budget cut the analysis short
         entry["partial"] = notice(result)
         entry["unfinished"] = list(unfinished(result))

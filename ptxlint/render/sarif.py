@@ -8,7 +8,8 @@
 - `partialFingerprints.primaryLocationLineHash` is computed as the upload action would, so alerts
   keep their identity when lines move.
 - Labels become `relatedLocations`, a witness path becomes a `codeFlow`, unreadable inputs become
-  `toolExecutionNotifications` and make `executionSuccessful` false. A partly analysed file gets
+  `toolExecutionNotifications` (with nvcc's or cuobjdump's own report when one failed: a compile
+  error reads as nvcc wrote it) and make `executionSuccessful` false. A partly analysed file gets
   one error-level notification per rule that did not finish on it, with that rule as its
   `associatedRule`: in SARIF's terms (appendix I) the results are then not known to be complete.
 - With `--map-to-source` the primary location is the CUDA/Triton line and the PTX position is a
@@ -95,8 +96,9 @@ class _RunBuilder:
             "toolExecutionNotifications": [
                 {
                     "level": "error",
-                    "message": {"text": f"{result.path}: {result.error}"},
-                    "locations": [{"physicalLocation": {"artifactLocation": self.artifact(result.path)}}],
+                    # what nvcc or cuobjdump printed follows the reason, as they printed it
+                    "message": {"text": f"{result.path}: {result.error}" + (f"\n{result.tool_output.rstrip()}" if result.tool_output.strip() else "")},
+                    "locations": [{"physicalLocation": {"artifactLocation": self.artifact(_input_of(result.path))}}],
                 }
                 for result in failures
             ]
@@ -239,6 +241,16 @@ class _RunBuilder:
             return {"uri": absolute.as_uri()}
         # fsencode: a file name that is not UTF-8 reaches us with surrogate escapes; quote its bytes.
         return {"uri": urllib.parse.quote(os.fsencode(relative)), "uriBaseId": SOURCE_ROOT}
+
+
+def _input_of(path: str) -> str:
+    """The file a module's name stands for: `kernel.cu` for `kernel.cu[sm_90a]`, where a
+    notification must point at a file that exists."""
+    if path.endswith("]") and "[" in path:
+        stem = path[: path.rindex("[")]
+        if os.path.isfile(stem):
+            return stem
+    return path
 
 
 def _read_text_file(path: str) -> bytes | None:
