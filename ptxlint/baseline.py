@@ -5,6 +5,13 @@ file records. A finding is identified by its path, code and a fingerprint of the
 (the stripped source line and the spanned text), not by its line number, so inserting or deleting
 lines elsewhere does not resurrect old findings. Identical findings are counted: a baseline that
 lists two hides two, and a third identical one is new.
+
+Paths are recorded relative to the project root, so that a baseline committed at the root applies
+wherever ptxlint runs from and however the files are named (`kernels/a.ptx`, `a.ptx` from
+`kernels/`, an absolute path): the folder of the configuration file that governs the baseline
+file's folder, else the root of the git repository holding it, else the baseline file's own
+folder (:func:`project_root`). Baselines written before this rule recorded paths relative to the
+working directory; those written from the project root, the usual place, read the same.
 """
 
 from __future__ import annotations
@@ -34,25 +41,47 @@ def fingerprint(diagnostic: Diagnostic, result: FileResult) -> str:
     return digest.hexdigest()[:16]
 
 
-def _key(path: str, diagnostic: Diagnostic, result: FileResult) -> tuple[str, str, str]:
-    return (_normal_path(path), diagnostic.code, fingerprint(diagnostic, result))
+def _key(path: str, diagnostic: Diagnostic, result: FileResult, root: str | None) -> tuple[str, str, str]:
+    return (_normal_path(path, root), diagnostic.code, fingerprint(diagnostic, result))
 
 
-def _normal_path(path: str) -> str:
-    """Relative to the working directory where possible, with `/`: baselines are committed."""
+def _normal_path(path: str, root: str | None = None) -> str:
+    """Relative to ``root`` (the working directory when None), with `/`: baselines are committed."""
     if path.startswith("<"):
         return path
-    relative = os.path.relpath(path) if os.path.isabs(path) else os.path.normpath(path)
-    return Path(relative).as_posix()
+    if root is None and not os.path.isabs(path):
+        return Path(os.path.normpath(path)).as_posix()
+    return Path(os.path.relpath(os.path.abspath(path), root)).as_posix()
 
 
-def write(path: str, results: Iterable[FileResult]) -> int:
-    """Record every finding of ``results``; returns how many."""
+def project_root(baseline: str, config_file: str | None = None, isolated: bool = False) -> str:
+    """The folder a baseline's paths are relative to: that of ``config_file`` (`--config`), else
+    of the configuration file closest above ``baseline`` (unless ``isolated``), else the root of
+    the git repository holding it, else ``baseline``'s own folder."""
+    folder = os.path.dirname(os.path.abspath(baseline))
+    if config_file is not None and not isolated:
+        return os.path.dirname(os.path.abspath(config_file))
+    if not isolated:
+        from ptxlint.config import find_config_file
+
+        found = find_config_file(Path(folder))
+        if found is not None:
+            return str(found.parent)
+    current = folder
+    while not os.path.exists(os.path.join(current, ".git")):
+        if os.path.dirname(current) == current:
+            return folder
+        current = os.path.dirname(current)
+    return current
+
+
+def write(path: str, results: Iterable[FileResult], root: str | None = None) -> int:
+    """Record every finding of ``results``, paths relative to ``root``; returns how many."""
     counts: Counter[tuple[str, str, str]] = Counter()
     messages: dict[tuple[str, str, str], str] = {}
     for result in results:
         for diagnostic in result.diagnostics:
-            key = _key(result.path, diagnostic, result)
+            key = _key(result.path, diagnostic, result, root)
             counts[key] += 1
             messages.setdefault(key, diagnostic.message)
     entries = [
@@ -88,14 +117,15 @@ def read(path: str) -> Counter[tuple[str, str, str]]:
     return known
 
 
-def apply(results: list[FileResult], known: Counter[tuple[str, str, str]]) -> list[FileResult]:
-    """``results`` without the findings the baseline records, counting the hidden ones."""
+def apply(results: list[FileResult], known: Counter[tuple[str, str, str]], root: str | None = None) -> list[FileResult]:
+    """``results`` without the findings the baseline records (paths relative to ``root``),
+    counting the hidden ones."""
     remaining = Counter(known)
     filtered = []
     for result in results:
         kept = []
         for diagnostic in result.diagnostics:
-            key = _key(result.path, diagnostic, result)
+            key = _key(result.path, diagnostic, result, root)
             if remaining[key] > 0:
                 remaining[key] -= 1
             else:

@@ -242,12 +242,12 @@ def check(
     )
     elapsed = time.perf_counter() - started
     if write_baseline:
-        _write_baseline(write_baseline, results, quiet)
+        _write_baseline(write_baseline, results, quiet, config_file, isolated)
         return
-    if known is not None:
+    if known is not None and baseline_file is not None:
         from ptxlint import baseline
 
-        results = baseline.apply(results, known)
+        results = baseline.apply(results, known, baseline.project_root(baseline_file, config_file, isolated))
     report = Report(
         tuple(results), rules=ALL_RULES, elapsed=elapsed, map_to_source=map_to_source, all_steps=show_all_steps,
         group=not no_group,
@@ -427,11 +427,13 @@ def _read_baseline(path: str) -> Counter[tuple[str, str, str]]:
         _fail(str(error))
 
 
-def _write_baseline(path: str, results: list[FileResult], quiet: bool) -> None:
+def _write_baseline(
+    path: str, results: list[FileResult], quiet: bool, config_file: str | None = None, isolated: bool = False
+) -> None:
     from ptxlint import baseline
 
     try:
-        count = baseline.write(path, results)
+        count = baseline.write(path, results, baseline.project_root(path, config_file, isolated))
     except baseline.BaselineError as error:
         _fail(str(error))
     if not quiet:

@@ -59,3 +59,34 @@ def test_bad_baseline_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, c
 def test_missing_baseline_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "k.ptx").write_text(HEADER + FOOTER)
     assert invoke(tmp_path, monkeypatch, "--baseline", "nope.json", "k.ptx").exit_code == 2
+
+
+@pytest.mark.parametrize("marker", ["ptxlint.toml", ".git", None])
+def test_baseline_paths_are_relative_to_the_project_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, marker: str | None
+) -> None:
+    # The root: the configuration file's folder, else the git repository's, else the baseline's.
+    project = tmp_path / "project"
+    (project / "kernels").mkdir(parents=True)
+    if marker == "ptxlint.toml":
+        (project / marker).write_text("")
+    elif marker == ".git":
+        (project / marker).mkdir()
+    kernel = project / "kernels" / "a.ptx"
+    kernel.write_text(HEADER + "\tmov.u32 %r1 %tid.x;\n" + FOOTER)
+    recorded = invoke(project, monkeypatch, "--write-baseline", "b.json", "kernels/a.ptx")
+    assert recorded.exit_code == 0
+    entries = json.loads((project / "b.json").read_text())["findings"]
+    assert [entry["path"] for entry in entries] == ["kernels/a.ptx"]
+    # From a sub-folder, with a relative or an absolute path, from outside the project.
+    for cwd, baseline, path in (
+        (project / "kernels", "../b.json", "a.ptx"),
+        (project / "kernels", str(project / "b.json"), str(kernel)),
+        (project, str(project / "b.json"), str(kernel)),
+        (tmp_path, "project/b.json", "project/kernels/a.ptx"),
+    ):
+        result = invoke(cwd, monkeypatch, "--baseline", baseline, path)
+        assert result.exit_code == 0 and "1 in the baseline" in result.stdout, (cwd, baseline, path, result.output)
+    # Recorded from a sub-folder, the paths are still the root's.
+    invoke(project / "kernels", monkeypatch, "--write-baseline", str(project / "c.json"), "a.ptx")
+    assert [entry["path"] for entry in json.loads((project / "c.json").read_text())["findings"]] == ["kernels/a.ptx"]
