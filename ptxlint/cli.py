@@ -234,6 +234,8 @@ def check(
         paths, resolver, _selectors(exclude) if exclude else None, _selectors(extend_exclude), force_exclude,
         respect_gitignore,
     )
+    if not files and not quiet:  # only --force-exclude leaves nothing: said, then a clean (empty) report
+        click.echo("ptxlint: warning: every path given is excluded (--force-exclude); nothing to lint", err=True)
     known = _read_baseline(baseline_file) if baseline_file else None
     started = time.perf_counter()
     results = _lint_inputs(

@@ -74,6 +74,18 @@ def test_folder_yields_ptx_cu_and_fatbin_files_sorted(project: Path) -> None:
     assert files == ["src/a/z.ptx", "src/app.fatbin", "src/b.ptx", "src/k.cu"]
 
 
+def test_folder_of_cu_files_takes_flags_from_the_compilation_database(project: Path) -> None:
+    require_nvcc()
+    # The barrier is partial only with -DBUGGY, which only the database gives.
+    write(project / "src" / "flagged.cu", "__global__ void f(int *o)\n{\n#ifdef BUGGY\n    if (threadIdx.x % 2)\n"
+          "#endif\n    __syncthreads();\n    o[threadIdx.x] = 1;\n}\n")
+    entry = {"directory": str(project), "file": "src/flagged.cu", "arguments": ["nvcc", "-DBUGGY", "-c", "src/flagged.cu"]}
+    write(project / "build" / "compile_commands.json", json.dumps([entry]))
+    assert invoke("src").exit_code == 0
+    result = invoke("src", "-p", "build")
+    assert result.exit_code == 1 and "src/flagged.cu:6:" in result.output and "PTX102" in result.output
+
+
 def test_include_settings(project: Path) -> None:
     write(project / "k.ptx")
     write(project / "gen" / "k.ptxt")
@@ -97,6 +109,8 @@ def test_default_excludes(project: Path) -> None:
     assert linted(result.output) == ["kernels/k.ptx"] and result.exit_code == 1
     (project / "ptxlint.toml").write_text("force-exclude = true\n")
     assert linted(invoke("build/k.ptx", "kernels/k.ptx").output) == ["kernels/k.ptx"]
+    result = invoke("build/k.ptx")  # a commit that stages only excluded files passes the hook
+    assert result.exit_code == 0 and "every path given is excluded (--force-exclude)" in result.stderr
 
 
 def test_exclude_settings_and_options(project: Path) -> None:
