@@ -143,9 +143,7 @@ def _excluded_by_name(path: str, selection_for: SelectionFor) -> bool:
 def _folder(path: str, selection_for: SelectionFor) -> list[str | Unlintable]:
     walk = _Walk(selection_for)
     walk.folder(path, os.path.abspath(path), _ancestor_ignores(os.path.abspath(path)))
-    if not walk.found and not walk.problems:
-        return [Unlintable(path, walk.nothing_found())]
-    return [*walk.found, *walk.problems]
+    return walk.yielded or [Unlintable(path, walk.nothing_found())]
 
 
 class _Walk:
@@ -153,8 +151,7 @@ class _Walk:
 
     def __init__(self, selection_for: SelectionFor) -> None:
         self.selection_for = selection_for
-        self.found: list[str] = []
-        self.problems: list[Unlintable] = []
+        self.yielded: list[str | Unlintable] = []  # in walk order, errors where they occur
         self.excluded = 0
         self.include: tuple[Pattern, ...] = ()
 
@@ -166,7 +163,7 @@ class _Walk:
             with os.scandir(absolute) as listing:
                 entries = sorted(listing, key=lambda entry: entry.name)
         except OSError as error:
-            self.problems.append(Unlintable(shown, f"cannot read the folder: {error.strerror or error}"))
+            self.yielded.append(Unlintable(shown, f"cannot read the folder: {error.strerror or error}"))
             return
         if selection.respect_gitignore and any(entry.name == ".gitignore" for entry in entries):
             ignores = (*ignores, *_read_ignore(absolute, os.path.join(absolute, ".gitignore")))
@@ -184,7 +181,11 @@ class _Walk:
             if is_folder:
                 self.folder(os.path.normpath(os.path.join(shown, entry.name)), entry_absolute, ignores)
             elif selection.included(entry_absolute, entry.name):
-                self.found.append(os.path.normpath(os.path.join(shown, entry.name)))
+                entry_shown = os.path.normpath(os.path.join(shown, entry.name))
+                if _regular_or_dangling(entry):  # a dangling link's reader reports it
+                    self.yielded.append(entry_shown)
+                else:  # reading a FIFO would wait for a writer forever
+                    self.yielded.append(Unlintable(entry_shown, "not a regular file (a FIFO, socket or device)"))
 
     def nothing_found(self) -> str:
         kinds = ", ".join(pattern.glob for pattern in self.include) or "nothing"
@@ -192,6 +193,13 @@ class _Walk:
         if self.excluded:
             message += f"; {self.excluded} excluded or git-ignored entr{'ies' if self.excluded != 1 else 'y'}"
         return message
+
+
+def _regular_or_dangling(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file() or not os.path.exists(entry.path)
+    except OSError:
+        return True
 
 
 # ----------------------------------------------------------------------------- .gitignore

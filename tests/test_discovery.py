@@ -231,13 +231,15 @@ def test_unreadable_sub_folder_by_permissions(project: Path) -> None:
     assert "kernels/locked: error: cannot read the folder: Permission denied" in result.output
 
 
-def test_symlinks_to_folders_are_not_followed(project: Path) -> None:
+def test_links_and_special_files_in_a_folder(project: Path) -> None:
     write(project / "kernels" / "a.ptx")
     os.symlink(project / "kernels", project / "kernels" / "loop")  # a cycle, were it followed
     os.symlink(project / "nowhere.ptx", project / "kernels" / "dangling.ptx")
+    os.mkfifo(project / "kernels" / "pipe.ptx")  # no writer: reading it would never end
     result = invoke("kernels")
     assert linted(result.output) == ["kernels/a.ptx"]
     assert "kernels/dangling.ptx: error: No such file or directory" in result.output and result.exit_code == 2
+    assert "kernels/pipe.ptx: error: not a regular file (a FIFO, socket or device)" in result.output
 
 
 def test_failed_architecture_keeps_the_others(project: Path) -> None:
