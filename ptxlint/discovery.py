@@ -125,13 +125,14 @@ def discover(paths: Iterable[str], selection_for: SelectionFor, force_exclude: b
 
 def _excluded_by_name(path: str, selection_for: SelectionFor) -> bool:
     """`--force-exclude`: whether the excludes in force where ``path`` lies rule it or one of its
-    folders out. Folders are looked at up to the project root (or the working directory) that
-    holds ``path``; outside both, only ``path``'s own name is."""
+    folders out. Folders are looked at up to the project root (the configuration's folder, the
+    working directory without one) that holds ``path``; outside it, only ``path``'s own name is,
+    so that a checkout under a folder named `build` is not excluded whole."""
     absolute = os.path.abspath(path)
     selection = selection_for(os.path.dirname(absolute))
-    roots = {os.path.abspath(os.curdir), *(pattern.root for pattern in selection.exclude)}
+    roots = {pattern.root for pattern in selection.exclude}
     holding = [root for root in roots if absolute.startswith(root.rstrip(os.sep) + os.sep)]
-    stop = max(holding, key=len) if holding else os.path.dirname(absolute)
+    stop = min(holding, key=len) if holding else os.path.dirname(absolute)
     current = absolute
     while current != stop and current != os.path.dirname(current):
         if selection.excluded(current, os.path.basename(current)):

@@ -111,6 +111,13 @@ def test_default_excludes(project: Path) -> None:
     assert linted(invoke("build/k.ptx", "kernels/k.ptx").output) == ["kernels/k.ptx"]
     result = invoke("build/k.ptx")  # a commit that stages only excluded files passes the hook
     assert result.exit_code == 0 and "every path given is excluded (--force-exclude)" in result.stderr
+    # Folders up to the project root count, wherever ptxlint runs; those above it do not.
+    os.chdir(project / "build")
+    assert linted(invoke("k.ptx").output) == []
+    write(project / "build" / "inner" / "ptxlint.toml", "force-exclude = true\n")
+    os.chdir(project / "build" / "inner")
+    write(project / "build" / "inner" / "k.ptx")
+    assert linted(invoke("k.ptx").output) == ["k.ptx"]
 
 
 def test_exclude_settings_and_options(project: Path) -> None:
