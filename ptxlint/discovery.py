@@ -128,7 +128,8 @@ def _excluded_by_name(path: str, selection_for: SelectionFor) -> bool:
     folders out. Folders are looked at up to the project root (the configuration's folder, the
     working directory without one) that holds ``path``; outside it, only ``path``'s own name is,
     so that a checkout under a folder named `build` is not excluded whole."""
-    absolute = os.path.abspath(path)
+    given = os.path.abspath(path)  # normalised: no trailing separator
+    absolute = os.path.join(os.path.realpath(os.path.dirname(given)), os.path.basename(given))
     selection = selection_for(os.path.dirname(absolute))
     roots = {pattern.root for pattern in selection.exclude}
     holding = [root for root in roots if absolute.startswith(root.rstrip(os.sep) + os.sep)]
@@ -142,8 +143,11 @@ def _excluded_by_name(path: str, selection_for: SelectionFor) -> bool:
 
 
 def _folder(path: str, selection_for: SelectionFor) -> list[str | Unlintable]:
+    # Patterns' roots are real paths (the configuration file's folder, the working directory):
+    # a folder named through a symbolic link is matched where it really is.
+    real = os.path.realpath(path)
     walk = _Walk(selection_for)
-    walk.folder(path, os.path.abspath(path), _ancestor_ignores(os.path.abspath(path)))
+    walk.folder(path, real, _ancestor_ignores(real))
     return walk.yielded or [Unlintable(path, walk.nothing_found())]
 
 

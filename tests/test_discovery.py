@@ -137,6 +137,8 @@ def test_exclude_settings_and_options(project: Path) -> None:
     assert linted(invoke(".", "--extend-exclude", "build,kernels/b.*").output) == []
     # A pattern with `/` is relative to the configuration file's folder, wherever ptxlint runs.
     (project / "ptxlint.toml").write_text('extend-exclude = ["kernels/generated"]\n')
+    os.symlink(project / "kernels", project / "alias")  # ... and through a link, where it really is
+    assert linted(invoke("alias").output) == ["alias/b.gen.ptx", "alias/b.ptx"]
     os.chdir(project / "kernels")
     assert linted(invoke(".").output) == ["b.gen.ptx", "b.ptx"]
 
