@@ -61,7 +61,7 @@ def _with_compact_span(cls: type) -> type:
         return f"{cls.__name__}({first}={getattr(self, first)!r}, span={self.span!r})"
 
     cls.__init__ = __init__  # type: ignore[misc]
-    cls.__repr__ = __repr__  # type: ignore[method-assign]
+    cls.__repr__ = __repr__  # type: ignore[method-assign,assignment]
     return cls
 
 
@@ -492,7 +492,7 @@ class Function:
         position = self._innermost_visible(self._labels_by_name.get(name, ()), self.labels, scope)
         return None if position is None else self.labels[position]
 
-    def _innermost_visible(self, positions: tuple[int, ...], items: tuple, scope: int) -> int | None:
+    def _innermost_visible(self, positions: tuple[int, ...], items: tuple[Label, ...] | tuple[BranchTargets, ...], scope: int) -> int | None:
         # Of the enclosing scopes, the innermost has the highest pre-order number.
         best = None
         for position in positions:

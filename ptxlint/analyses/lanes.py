@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Callable
 
 from ptxlint.analyses.launch import WARP_SIZE, WARPGROUP_SIZE, BlockShape
 
@@ -153,8 +154,8 @@ class LaneModel:
         self.warp_bits_ok = shape.one_dimensional or (x is not None and x % WARP_SIZE == 0)
         self.warpgroup_bits_ok = shape.one_dimensional or (x is not None and x % WARPGROUP_SIZE == 0)
         if x is not None:
-            self.x_bound: int | None = x
-        elif shape.one_dimensional and not shape.assumed:
+            self.x_bound: int = x
+        elif shape.one_dimensional and not shape.assumed and shape.max_threads is not None:
             self.x_bound = shape.max_threads
         else:
             self.x_bound = _MAX_BLOCK_X
@@ -245,7 +246,7 @@ def mask(bits: TidBits, value: int) -> tuple[TidBits | None, int | None]:
         low_bits = (1 << alignment) - 1 if alignment < _WORD_BITS else 0
         clears_only_low = (value | low_bits) == (1 << _WORD_BITS) - 1
         if not clears_only_low:
-            kept, lowest = mask(bits.field_only(), value)
+            _, lowest = mask(bits.field_only(), value)
             if lowest is None:
                 return None, None
             carry_from = bits.low + max(alignment - bits.position, 0)
@@ -254,8 +255,8 @@ def mask(bits: TidBits, value: int) -> tuple[TidBits | None, int | None]:
         if field is None:
             return TidBits(0, 0, 0, bits.offset & value, bits.unknown), lowest
         return TidBits(field.low, field.high, field.position, bits.offset & value, bits.unknown), lowest
-    field = ((1 << min(bits.width, _WORD_BITS)) - 1) << bits.position
-    kept = value & field
+    field_mask = ((1 << min(bits.width, _WORD_BITS)) - 1) << bits.position
+    kept = value & field_mask
     if kept == 0:
         return None, None
     first = _trailing_zeros(kept)
@@ -269,7 +270,7 @@ def mask(bits: TidBits, value: int) -> tuple[TidBits | None, int | None]:
     return TidBits(low, high, first), low
 
 
-_COMPARE = {
+_COMPARE: dict[str, Callable[[int, int], bool]] = {
     "eq": lambda a, b: a == b,
     "ne": lambda a, b: a != b,
     "lt": lambda a, b: a < b,
@@ -277,7 +278,7 @@ _COMPARE = {
     "gt": lambda a, b: a > b,
     "ge": lambda a, b: a >= b,
 }
-_TID_SETS: dict[tuple, int | None] = {}
+_TID_SETS: dict[tuple[TidBits, str, int, int], int | None] = {}
 
 
 def tid_set(bits: TidBits, comparison: str, constant: int, bound: int) -> int | None:
