@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
 from ptxlint.source import SourceFile, Span
 
@@ -76,6 +76,9 @@ class Register(_CompactSpan):
     _line: int
     _column: int
 
+    if TYPE_CHECKING:  # the constructor _with_compact_span gives it
+        def __init__(self, name: str, span: Span) -> None: ...
+
 
 @_with_compact_span
 @dataclass(frozen=True, slots=True, init=False, repr=False)
@@ -87,6 +90,9 @@ class SpecialRegister(_CompactSpan):
     _length: int
     _line: int
     _column: int
+
+    if TYPE_CHECKING:  # the constructor _with_compact_span gives it
+        def __init__(self, name: str, span: Span) -> None: ...
 
 
 @_with_compact_span
@@ -100,6 +106,9 @@ class Symbol(_CompactSpan):
     _line: int
     _column: int
 
+    if TYPE_CHECKING:  # the constructor _with_compact_span gives it
+        def __init__(self, name: str, span: Span) -> None: ...
+
 
 @_with_compact_span
 @dataclass(frozen=True, slots=True, init=False, repr=False)
@@ -111,6 +120,9 @@ class Immediate(_CompactSpan):
     _length: int
     _line: int
     _column: int
+
+    if TYPE_CHECKING:  # the constructor _with_compact_span gives it
+        def __init__(self, value: int | float, span: Span) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)

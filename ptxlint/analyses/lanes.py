@@ -246,7 +246,7 @@ def mask(bits: TidBits, value: int) -> tuple[TidBits | None, int | None]:
         low_bits = (1 << alignment) - 1 if alignment < _WORD_BITS else 0
         clears_only_low = (value | low_bits) == (1 << _WORD_BITS) - 1
         if not clears_only_low:
-            _, lowest = mask(bits.field_only(), value)
+            kept, lowest = mask(bits.field_only(), value)
             if lowest is None:
                 return None, None
             carry_from = bits.low + max(alignment - bits.position, 0)
@@ -255,8 +255,8 @@ def mask(bits: TidBits, value: int) -> tuple[TidBits | None, int | None]:
         if field is None:
             return TidBits(0, 0, 0, bits.offset & value, bits.unknown), lowest
         return TidBits(field.low, field.high, field.position, bits.offset & value, bits.unknown), lowest
-    field_mask = ((1 << min(bits.width, _WORD_BITS)) - 1) << bits.position
-    kept = value & field_mask
+    field = ((1 << min(bits.width, _WORD_BITS)) - 1) << bits.position
+    kept = value & field
     if kept == 0:
         return None, None
     first = _trailing_zeros(kept)
