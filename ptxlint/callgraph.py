@@ -55,7 +55,7 @@ class CallGraph:
     def _callees(self) -> dict[str, tuple[str, ...]]:
         functions = self.functions
         return {
-            name: tuple(dict.fromkeys(site.callee for site in sites if site.callee in functions))  # type: ignore[misc]
+            name: tuple(dict.fromkeys(site.callee for site in sites if site.callee in functions))
             for name, sites in self.call_sites.items()
         }
 

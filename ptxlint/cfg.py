@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterable
+from typing import Callable, Iterable, Sequence
 
 from ptxlint import ir
 from ptxlint.callgraph import callee_name
@@ -321,7 +321,7 @@ def _unique(items: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(dict.fromkeys(items))
 
 
-def _post_order(root: int, successors, skip: int | None) -> list[int]:
+def _post_order(root: int, successors: Callable[[int], Iterable[int]], skip: int | None) -> list[int]:
     """Iterative depth-first post-order from ``root`` (``skip`` is never entered)."""
     order: list[int] = []
     visited = {root}
@@ -339,7 +339,9 @@ def _post_order(root: int, successors, skip: int | None) -> list[int]:
     return order
 
 
-def _immediate_dominators(root: int, successors, predecessors, skip: int | None = None) -> dict[int, int]:
+def _immediate_dominators(
+    root: int, successors: Callable[[int], Sequence[int]], predecessors: Callable[[int], Sequence[int]], skip: int | None = None
+) -> dict[int, int]:
     """Lengauer and Tarjan's algorithm, the simple version with path compression (O(E log V)),
     without recursion: Cooper, Harvey and Kennedy's iterative one is quadratic on deep trees (a
     chain of 100,000 nested loops). Nodes are the ones reachable from ``root`` through

@@ -44,7 +44,11 @@ class ForwardAnalysis(Protocol[State]):
     An analysis may also define ``entering(block, state) -> State``: the state a block is entered
     with, sharpened by what the analysis learned elsewhere (a fact that holds wherever two paths
     meet again). The solver joins the incoming states as they are, and hands the block (and the
-    solution's ``block_entry``) the sharpened state; it must be monotone in ``state``."""
+    solution's ``block_entry``) the sharpened state; it must be monotone in ``state``.
+
+    An analysis may also define ``refine(source, target, state) -> State``: the state along the
+    edge ``source → target`` (identity when it is absent: the analysis knows nothing about the
+    branch). Like the other two, it is looked up, not required."""
 
     def bottom(self) -> State: ...
 
@@ -53,11 +57,6 @@ class ForwardAnalysis(Protocol[State]):
     def join(self, first: State, second: State) -> State: ...
 
     def transfer(self, index: int, instruction: Instruction, state: State) -> State: ...
-
-    def refine(self, source: int, target: int, state: State) -> State:
-        """The state along the edge ``source → target`` (identity unless the analysis knows
-        something about the branch)."""
-        ...
 
 
 @dataclass(frozen=True)
@@ -139,14 +138,14 @@ def instruction_states(
 
 
 def _instructions_of(cfg: ControlFlowGraph, analysis: ForwardAnalysis[State]) -> Callable[[int], Sequence[int]]:
-    sparse = getattr(analysis, "instructions_of", None)
+    sparse: Callable[[int], Sequence[int]] | None = getattr(analysis, "instructions_of", None)
     if sparse is not None:
         return sparse
     blocks = cfg.blocks
     return lambda block: blocks[block].instruction_indices
 
 
-def indices_by_block(graph: ControlFlowGraph, indices: Iterable[int]) -> list[Sequence[int]]:
+def indices_by_block(graph: ControlFlowGraph, indices: Iterable[int]) -> Sequence[Sequence[int]]:
     """``indices`` (instruction indices) split by block, each block's in order: what a sparse
     analysis's ``instructions_of`` returns. A range (every instruction) gives each block's own."""
     if type(indices) is range:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
 from ptxlint.source import SourceFile, Span
 
@@ -61,7 +61,7 @@ def _with_compact_span(cls: type) -> type:
         return f"{cls.__name__}({first}={getattr(self, first)!r}, span={self.span!r})"
 
     cls.__init__ = __init__  # type: ignore[misc]
-    cls.__repr__ = __repr__  # type: ignore[method-assign]
+    cls.__repr__ = __repr__  # type: ignore[method-assign,assignment]
     return cls
 
 
@@ -76,6 +76,9 @@ class Register(_CompactSpan):
     _line: int
     _column: int
 
+    if TYPE_CHECKING:  # the constructor _with_compact_span gives it
+        def __init__(self, name: str, span: Span) -> None: ...
+
 
 @_with_compact_span
 @dataclass(frozen=True, slots=True, init=False, repr=False)
@@ -87,6 +90,9 @@ class SpecialRegister(_CompactSpan):
     _length: int
     _line: int
     _column: int
+
+    if TYPE_CHECKING:  # the constructor _with_compact_span gives it
+        def __init__(self, name: str, span: Span) -> None: ...
 
 
 @_with_compact_span
@@ -100,6 +106,9 @@ class Symbol(_CompactSpan):
     _line: int
     _column: int
 
+    if TYPE_CHECKING:  # the constructor _with_compact_span gives it
+        def __init__(self, name: str, span: Span) -> None: ...
+
 
 @_with_compact_span
 @dataclass(frozen=True, slots=True, init=False, repr=False)
@@ -111,6 +120,9 @@ class Immediate(_CompactSpan):
     _length: int
     _line: int
     _column: int
+
+    if TYPE_CHECKING:  # the constructor _with_compact_span gives it
+        def __init__(self, value: int | float, span: Span) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -492,7 +504,7 @@ class Function:
         position = self._innermost_visible(self._labels_by_name.get(name, ()), self.labels, scope)
         return None if position is None else self.labels[position]
 
-    def _innermost_visible(self, positions: tuple[int, ...], items: tuple, scope: int) -> int | None:
+    def _innermost_visible(self, positions: tuple[int, ...], items: tuple[Label, ...] | tuple[BranchTargets, ...], scope: int) -> int | None:
         # Of the enclosing scopes, the innermost has the highest pre-order number.
         best = None
         for position in positions:

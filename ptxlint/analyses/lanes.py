@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Callable
 
 from ptxlint.analyses.launch import WARP_SIZE, WARPGROUP_SIZE, BlockShape
 
@@ -153,8 +154,8 @@ class LaneModel:
         self.warp_bits_ok = shape.one_dimensional or (x is not None and x % WARP_SIZE == 0)
         self.warpgroup_bits_ok = shape.one_dimensional or (x is not None and x % WARPGROUP_SIZE == 0)
         if x is not None:
-            self.x_bound: int | None = x
-        elif shape.one_dimensional and not shape.assumed:
+            self.x_bound: int = x
+        elif shape.one_dimensional and not shape.assumed and shape.max_threads is not None:
             self.x_bound = shape.max_threads
         else:
             self.x_bound = _MAX_BLOCK_X
@@ -269,7 +270,7 @@ def mask(bits: TidBits, value: int) -> tuple[TidBits | None, int | None]:
     return TidBits(low, high, first), low
 
 
-_COMPARE = {
+_COMPARE: dict[str, Callable[[int, int], bool]] = {
     "eq": lambda a, b: a == b,
     "ne": lambda a, b: a != b,
     "lt": lambda a, b: a < b,
@@ -277,7 +278,7 @@ _COMPARE = {
     "gt": lambda a, b: a > b,
     "ge": lambda a, b: a >= b,
 }
-_TID_SETS: dict[tuple, int | None] = {}
+_TID_SETS: dict[tuple[TidBits, str, int, int], int | None] = {}
 
 
 def tid_set(bits: TidBits, comparison: str, constant: int, bound: int) -> int | None:

@@ -18,11 +18,15 @@ context keeps only the facts a later test there can still meet (:meth:`PathConte
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, Sequence, Union, overload
 
-from ptxlint.ir import Immediate, Instruction, Pair, Register
+from ptxlint.ir import Immediate, Instruction, Operand, Pair, Register
 
-Condition = tuple  # ("eq" | "lt.s" | "lt.u" | "is", left, right)
+# ("eq" | "lt.s" | "lt.u", left, right) of registers and integers, or ("is", predicate, None).
+Condition = tuple[str, Union[str, int], Union[str, int, None]]
+Comparison = tuple[str, Union[str, int], Union[str, int]]  # a Condition other than "is"
+Fact = tuple[Condition, bool]  # a condition and its value
+Definition = tuple[str, Condition, bool]  # a predicate, a condition, the predicate's value when it holds
 
 _RELATIONS = {
     # relation: (canonical, swap operands, holds when the canonical condition is true)
@@ -34,7 +38,7 @@ _RELATIONS = {
 }
 
 
-def _operand_key(operand) -> str | int | None:
+def _operand_key(operand: Operand) -> str | int | None:
     if type(operand) is Register:
         return operand.name
     if type(operand) is Immediate and type(operand.value) is int:
@@ -42,7 +46,7 @@ def _operand_key(operand) -> str | int | None:
     return None
 
 
-def comparison(instruction: Instruction) -> tuple[Condition, bool] | None:
+def comparison(instruction: Instruction) -> tuple[Comparison, bool] | None:
     """The canonical condition an integer `setp` computes and the predicate's value when it
     holds, or None for float, combining and unreadable forms."""
     modifiers = instruction.opcode.modifiers
@@ -66,7 +70,7 @@ def comparison(instruction: Instruction) -> tuple[Condition, bool] | None:
     return (canonical, left, right), polarity
 
 
-def _equality(left, right) -> Condition:
+def _equality(left: str | int, right: str | int) -> Comparison:
     """`left == right` in canonical operand order."""
     return ("eq", right, left) if str(right) < str(left) else ("eq", left, right)
 
@@ -82,15 +86,15 @@ class PathContext:
     times as much."""
 
     warps: int
-    outcomes: frozenset = frozenset()
-    predicates: frozenset = frozenset()
-    copies: frozenset = frozenset()  # (register, the register it was copied from)
+    outcomes: frozenset[Fact] = frozenset()
+    predicates: frozenset[Definition] = frozenset()
+    copies: frozenset[tuple[str, str]] = frozenset()  # (register, the register it was copied from)
     # Indexes over the facts, computed on first use (see :meth:`mentioned`,
     # :meth:`definitions` and :meth:`predicate_registers`) and handed on to contexts with the
     # same facts (or, for the sets of registers, fewer); not part of equality.
-    _mentioned: frozenset | None = field(default=None, compare=False, repr=False)
-    _definitions: dict | None = field(default=None, compare=False, repr=False)
-    _predicate_registers: frozenset | None = field(default=None, compare=False, repr=False)
+    _mentioned: frozenset[str] | None = field(default=None, compare=False, repr=False)
+    _definitions: dict[str, tuple[Fact, ...]] | None = field(default=None, compare=False, repr=False)
+    _predicate_registers: frozenset[str] | None = field(default=None, compare=False, repr=False)
     # Path states are sets of (payload, context) rebuilt at every step, mostly from the same
     # contexts: the hash is computed once.
     _hash: int | None = field(default=None, compare=False, repr=False)
@@ -123,7 +127,7 @@ class PathContext:
         """Every register the facts depend on (a superset once some facts are forgotten)."""
         names = self._mentioned
         if names is None:
-            found: set = set()
+            found: set[str | int | None] = set()
             for (_, left, right), _ in self.outcomes:
                 found.update((left, right))
             for name, (_, left, right), _ in self.predicates:
@@ -151,6 +155,12 @@ class PathContext:
             self._definitions = found
         return found
 
+    @overload
+    def original(self, name: str) -> str: ...
+
+    @overload
+    def original(self, name: str | int) -> str | int: ...
+
     def original(self, name: str | int) -> str | int:
         """The register ``name`` is an unchanged copy of (`mov.b32 %r35, %r1`: %r1), so that
         conditions on copies are conditions on the original."""
@@ -161,7 +171,7 @@ class PathContext:
             name = source
         return name
 
-    def after(self, instruction: Instruction, written: tuple[str, ...]) -> PathContext:
+    def after(self, instruction: Instruction, written: Sequence[str]) -> PathContext:
         """Forget what the instruction's writes invalidate and remember what a `setp`, `mov` or
         `not` defines; for instructions that write a register some branch condition depends on
         (facts mention no other register)."""
@@ -185,8 +195,8 @@ class PathContext:
             # Known already, and so is everything its definitions imply.
             return self.within(warps)
         outcomes = self.outcomes
-        added: set = set()
-        pending = [(("is", predicate, None), value)]
+        added: set[Fact] = set()
+        pending: list[Fact] = [(("is", predicate, None), value)]
         while pending:
             fact = pending.pop()
             if fact in outcomes or fact in added:
@@ -199,7 +209,7 @@ class PathContext:
                 # Follow what defined the predicate: `not.pred %p2, %p1` and `setp.eq %p1, %r1, 0`.
                 pending.extend(
                     (definition, holds == polarity)
-                    for definition, polarity in self.definitions().get(condition[1], ())
+                    for definition, polarity in self.definitions().get(condition[1], ())  # type: ignore[arg-type]  # "is": a predicate
                 )
         outcomes = outcomes.union(added)
         # The new outcomes mention the predicate and what its definitions mention: the indexes
@@ -254,7 +264,7 @@ class PathContext:
             warps, self.outcomes, self.predicates, self.copies, self._mentioned, self._definitions, self._predicate_registers
         )
 
-    def _forget(self, written: tuple[str, ...]) -> PathContext:
+    def _forget(self, written: Sequence[str]) -> PathContext:
         # Registers are named `%…`, so testing whole tuples against ``gone`` tests their registers.
         gone = set(written)
         outcomes = frozenset(fact for fact in self.outcomes if gone.isdisjoint(fact[0]))
@@ -264,7 +274,7 @@ class PathContext:
                 entry for entry in self.predicates if entry[0] not in gone and gone.isdisjoint(entry[1])
             )
             definitions = None
-            predicate_registers = self._predicate_registers - gone
+            predicate_registers = self.predicate_registers() - gone  # computed just above
         copies = self.copies
         if copies:
             copies = frozenset(pair for pair in copies if gone.isdisjoint(pair))
@@ -307,7 +317,7 @@ class PathContext:
         if condition[0] == "eq":
             condition = _equality(condition[1], condition[2])
         destination = instruction.destinations[0] if instruction.destinations else None
-        definitions = []
+        definitions: list[Definition] = []
         if type(destination) is Register:
             definitions.append((destination.name, condition, polarity))
         elif type(destination) is Pair:
@@ -319,7 +329,10 @@ class PathContext:
         names = [definition[0] for definition in definitions] + [name for name in condition[1:] if type(name) is str]
         return self._adding(self.outcomes, self.predicates | frozenset(definitions), self.copies, names, definitions)
 
-    def _adding(self, outcomes: frozenset, predicates: frozenset, copies: frozenset, names, defined=()) -> PathContext:
+    def _adding(
+        self, outcomes: frozenset[Fact], predicates: frozenset[Definition], copies: frozenset[tuple[str, str]],
+        names: Iterable[str], defined: Iterable[Definition] = (),
+    ) -> PathContext:
         """A context with more facts, which mention the registers ``names``; ``defined`` are the
         new predicate definitions."""
         mentioned = None if self._mentioned is None else self._mentioned.union(names)
@@ -330,14 +343,14 @@ class PathContext:
         return PathContext(self.warps, outcomes, predicates, copies, mentioned, definitions, predicate_registers)
 
 
-def _common(first: frozenset | None, second: frozenset | None) -> frozenset | None:
+def _common(first: frozenset[str] | None, second: frozenset[str] | None) -> frozenset[str] | None:
     """A superset of the registers two merged contexts' facts mention in common: either side's
     own, when known (None: neither is). Intersecting would be exact but costs more than the
     index saves."""
     return second if first is None else first
 
 
-def _registers_of_definitions(definitions: Iterable) -> set[str]:
+def _registers_of_definitions(definitions: Iterable[Definition]) -> set[str]:
     found: set[str] = set()
     for name, (_, left, right), _ in definitions:
         found.add(name)
@@ -345,7 +358,7 @@ def _registers_of_definitions(definitions: Iterable) -> set[str]:
     return found
 
 
-def _with_definitions(found: dict, predicates: Iterable) -> dict:
+def _with_definitions(found: dict[str, tuple[Fact, ...]], predicates: Iterable[Definition]) -> dict[str, tuple[Fact, ...]]:
     """``found`` (predicate register → its definitions) with ``predicates`` added."""
     for name, condition, polarity in predicates:
         known = found.get(name, ())
@@ -354,7 +367,7 @@ def _with_definitions(found: dict, predicates: Iterable) -> dict:
     return found
 
 
-def _contradicts(outcomes: frozenset | set, condition: Condition, holds: bool) -> bool:
+def _contradicts(outcomes: frozenset[Fact] | set[Fact], condition: Condition, holds: bool) -> bool:
     if (condition, not holds) in outcomes:
         return True
     if condition[0] != "eq" or not holds:

@@ -13,21 +13,23 @@ that class from the edge: such a path is infeasible. How conditions are read and
 
 from __future__ import annotations
 
-from typing import Hashable, Iterable
+from typing import Generic, Hashable, Iterable, Sequence, TypeVar
 
 from ptxlint.analyses.path_conditions import PathContext
 from ptxlint.analyses.registers import live_in
 from ptxlint.analyses.roles import Branch, BranchTable, all_warps
 from ptxlint.dataflow import indices_by_block
-from ptxlint.ir import Instruction, Register
+from ptxlint.ir import Guard, Instruction, Register
 
 # More path classes than this at one point collapse into one (a safety valve, never expected).
 MAX_CLASSES = 64
 
-PathState = frozenset  # of (payload, PathContext), one context per payload
+Payload = TypeVar("Payload", bound=Hashable)  # what a subclass tracks per path class
+
+PathState = frozenset[tuple[Payload, PathContext]]  # one context per payload
 
 
-class PathSensitiveAnalysis:
+class PathSensitiveAnalysis(Generic[Payload]):
     """The lattice and edge refinement shared by the tcgen05 analyses. Subclasses say how an
     instruction changes a payload (:meth:`step`) and which instructions do
     (:meth:`changing_instructions`)."""
@@ -47,46 +49,46 @@ class PathSensitiveAnalysis:
         self._written = {index: names.writes(index) for index in visited}
         # Which condition registers each block may still read: the facts worth keeping there.
         self._live_in = None if keep_every_fact else live_in(branches.values.cfg, names, branches.condition_registers.names)
-        self._summaries: set = set()  # payloads made by collapse (see _bounded)
+        self._summaries: set[Payload] = set()  # payloads made by collapse (see _bounded)
 
     # -- what subclasses provide
 
-    def initial_payload(self) -> Hashable:
+    def initial_payload(self) -> Payload:
         raise NotImplementedError
 
     def changing_instructions(self) -> frozenset[int]:
         """The indices of the instructions :meth:`step` may change a payload at."""
         raise NotImplementedError
 
-    def step(self, index: int, instruction: Instruction, payload):
+    def step(self, index: int, instruction: Instruction, payload: Payload) -> Payload:
         raise NotImplementedError
 
     def observing_instructions(self) -> frozenset[int]:
         """The indices of the instructions :meth:`observe` may change a payload at."""
         return frozenset()
 
-    def observe(self, index: int, instruction: Instruction, payload):
+    def observe(self, index: int, instruction: Instruction, payload: Payload) -> Payload:
         """How merely executing an instruction changes a payload (reads of registers); applied
         to every class, guarded or not."""
         return payload
 
-    def collapse(self, payloads: Iterable) -> Hashable:
+    def collapse(self, payloads: Iterable[Payload]) -> Payload:
         """One payload standing for many (used only past :data:`MAX_CLASSES`)."""
         raise NotImplementedError
 
-    def covers(self, summary, payload) -> bool:
+    def covers(self, summary: Payload, payload: Payload) -> bool:
         """Whether a payload made by :meth:`collapse` already stands for ``payload``."""
         return summary == payload
 
     # -- the lattice
 
-    def bottom(self) -> PathState:
+    def bottom(self) -> PathState[Payload]:
         return frozenset()
 
-    def entry(self) -> PathState:
+    def entry(self) -> PathState[Payload]:
         return frozenset({(self.initial_payload(), PathContext(all_warps(self.warp_count)))})
 
-    def join(self, first: PathState, second: PathState) -> PathState:
+    def join(self, first: PathState[Payload], second: PathState[Payload]) -> PathState[Payload]:
         if not first:
             return second
         if not second or first == second:
@@ -97,12 +99,12 @@ class PathSensitiveAnalysis:
             classes[payload] = context if known is None else known.merge(context)
         return self._bounded(classes)
 
-    def instructions_of(self, block: int) -> list[int]:
+    def instructions_of(self, block: int) -> Sequence[int]:
         """The instructions of ``block`` that can change a payload or a fact (see
         :func:`ptxlint.dataflow.solve_forward`)."""
         return self._visited_by_block[block]
 
-    def transfer(self, index: int, instruction: Instruction, state: PathState) -> PathState:
+    def transfer(self, index: int, instruction: Instruction, state: PathState[Payload]) -> PathState[Payload]:
         if not state:
             return state
         changes = index in self._changing
@@ -111,7 +113,7 @@ class PathSensitiveAnalysis:
             return self._observe_all(index, instruction, state)
         observes = index in self._observing
         written = self._written[index]
-        classes: dict = {}
+        classes: dict[Payload, PathContext] = {}
         changed = False
         for payload, context in state:
             new_payload = self.observe(index, instruction, payload) if observes else payload
@@ -126,17 +128,17 @@ class PathSensitiveAnalysis:
             _add(classes, new_payload, new_context)
         return self._bounded(classes) if changed else state
 
-    def _observe_all(self, index: int, instruction: Instruction, state: PathState) -> PathState:
+    def _observe_all(self, index: int, instruction: Instruction, state: PathState[Payload]) -> PathState[Payload]:
         """The state after an instruction that only reads (it writes no condition register)."""
         observed = [(self.observe(index, instruction, payload), context) for payload, context in state]
         if all(new is old for (new, _), (old, _) in zip(observed, state)):
             return state
-        classes: dict = {}
+        classes: dict[Payload, PathContext] = {}
         for payload, context in observed:
             _add(classes, payload, context)
         return self._bounded(classes)
 
-    def refine(self, source: int, target: int, state: PathState) -> PathState:
+    def refine(self, source: int, target: int, state: PathState[Payload]) -> PathState[Payload]:
         if not state:
             return state
         branch = self.branches.branch(source)
@@ -144,7 +146,7 @@ class PathSensitiveAnalysis:
             state = self.assume_branch(branch, target, state)
         return self._relevant(target, state)
 
-    def _relevant(self, block: int, state: PathState) -> PathState:
+    def _relevant(self, block: int, state: PathState[Payload]) -> PathState[Payload]:
         """``state`` with only the facts that can still matter in ``block`` and after it."""
         if self._live_in is None:
             return state
@@ -152,15 +154,15 @@ class PathSensitiveAnalysis:
         trimmed = [(payload, context.relevant_to(live)) for payload, context in state]
         if all(relevant is context for (_, relevant), (_, context) in zip(trimmed, state)):
             return state
-        classes: dict = {}
+        classes: dict[Payload, PathContext] = {}
         for payload, context in trimmed:
             _add(classes, payload, context)
         return frozenset(classes.items())
 
-    def assume_branch(self, branch: Branch, target: int, state: PathState) -> PathState:
+    def assume_branch(self, branch: Branch, target: int, state: PathState[Payload]) -> PathState[Payload]:
         return self._assume(branch.predicate, branch.outcome(target), branch.warps_to(target), state)
 
-    def assume_guard(self, index: int, instruction: Instruction, state: PathState) -> PathState:
+    def assume_guard(self, index: int, instruction: Instruction, state: PathState[Payload]) -> PathState[Payload]:
         """The classes in which a guarded instruction executes."""
         guard = instruction.guard
         if guard is None or type(guard.predicate) is not Register:
@@ -168,10 +170,10 @@ class PathSensitiveAnalysis:
         holds = not guard.negated
         return self._assume(guard.predicate.name, holds, self.branches.guard_warps(index, instruction)[holds], state)
 
-    def _assume(self, predicate: str, value: bool, warps: int, state: PathState) -> PathState:
+    def _assume(self, predicate: str, value: bool, warps: int, state: PathState[Payload]) -> PathState[Payload]:
         """The classes of ``state`` on paths where ``predicate`` is ``value``, which only
         ``warps`` allow."""
-        classes: dict = {}
+        classes: dict[Payload, PathContext] = {}
         changed = False
         for payload, context in state:
             assumed = context.assume(predicate, value, warps)
@@ -182,14 +184,17 @@ class PathSensitiveAnalysis:
 
     # -- internals
 
-    def _guarded_step(self, index, instruction, payload, context, defines, classes) -> None:
+    def _guarded_step(
+        self, index: int, instruction: Instruction, payload: Payload, context: PathContext, defines: bool,
+        classes: dict[Payload, PathContext],
+    ) -> None:
         """A guarded instruction splits a class: it executes where the guard holds."""
         written = self._written[index]
 
         def after(context: PathContext) -> PathContext:
             return context.after(instruction, written) if defines else context
 
-        guard = instruction.guard
+        guard: Guard = instruction.guard  # type: ignore[assignment]  # called for guarded instructions only
         if type(guard.predicate) is not Register:
             _add(classes, self.step(index, instruction, payload), after(context))
             return
@@ -202,7 +207,7 @@ class PathSensitiveAnalysis:
         if skips is not None:
             _add(classes, payload, after(skips))
 
-    def _bounded(self, classes: dict) -> PathState:
+    def _bounded(self, classes: dict[Payload, PathContext]) -> PathState[Payload]:
         """At most :data:`MAX_CLASSES` path classes: past that they collapse into one summary.
         A summary then absorbs every class it stands for, so that the state at a join settles
         instead of alternating between the summary alone and the summary beside a class it
@@ -219,7 +224,7 @@ class PathSensitiveAnalysis:
         self._summaries.add(summary)
         return frozenset({(summary, merged)})
 
-    def _absorb(self, classes: dict) -> None:
+    def _absorb(self, classes: dict[Payload, PathContext]) -> None:
         """Merge into each summary among ``classes`` the other classes it covers."""
         for summary in [payload for payload in classes if payload in self._summaries]:
             if summary not in classes:
@@ -228,6 +233,6 @@ class PathSensitiveAnalysis:
                 classes[summary] = classes[summary].merge(classes.pop(payload))
 
 
-def _add(classes: dict, payload, context: PathContext) -> None:
+def _add(classes: dict[Payload, PathContext], payload: Payload, context: PathContext) -> None:
     known = classes.get(payload)
     classes[payload] = context if known is None else known.merge(context)

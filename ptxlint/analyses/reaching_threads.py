@@ -46,7 +46,7 @@ _FULL_WARP = (1 << WARP_SIZE) - 1
 _MAX_ALTERNATIVES = 8
 _WARPS_PER_WARPGROUP = 4
 
-Threads = tuple  # tuple[frozenset[int], ...] per warp, or None when unknown
+Threads = tuple[frozenset[int], ...]  # per warp; None where a state is unknown
 
 # Marks an alternative as an unknown subset of its lanes (bits 0..31); never set on 0. The bits
 # above it, when set, name the branch and side the subset came from: (index << 1 | taken) << 33.
@@ -68,7 +68,7 @@ class ThreadSpace:
         self._masks: dict[int, tuple[int, ...]] = {}
         # Results of joins and sharpenings by the identity of their operands (kept alive with
         # them, so an id is never reused while cached): the solver revisits the same states.
-        self._memo: dict[tuple, tuple] = {}
+        self._memo: dict[tuple[object, ...], tuple[Threads | None, ...]] = {}
 
     def split(self, mask: int) -> tuple[int, ...]:
         """A `%tid.x` mask as one lane mask per warp."""
@@ -133,7 +133,7 @@ class ThreadSpace:
         self._remember(key, (threads, included, result))
         return result
 
-    def _remember(self, key: tuple, entry: tuple) -> None:
+    def _remember(self, key: tuple[object, ...], entry: tuple[Threads | None, ...]) -> None:
         if len(self._memo) > 8192:
             self._memo.clear()
         self._memo[key] = entry
@@ -154,7 +154,7 @@ class ThreadSpace:
         return result
 
     def _join(self, first: Threads, second: Threads) -> Threads | None:
-        merged = []
+        merged: list[frozenset[int]] = []
         for left, right in zip(first, second):
             if left == right or right == _NOTHING:
                 merged.append(left)

@@ -8,7 +8,7 @@ from typing import Callable, Iterable
 
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import ModuleContext
-from ptxlint.ir import Function, Immediate, Instruction, Register, Sink, SpecialRegister, Symbol, registers_in
+from ptxlint.ir import Function, Immediate, Instruction, Operand, Register, Sink, SpecialRegister, Symbol, registers_in
 from ptxlint.passes import Describe, Pass
 
 
@@ -89,9 +89,10 @@ def _register_indexes(instructions: tuple[Instruction, ...]) -> tuple[dict[str, 
                 found = readers
             kind = type(operand)
             if kind is Register:
-                known = found.get(operand.name)
+                # mypy does not narrow `operand` through `kind`; a cast per operand would cost time.
+                known = found.get(operand.name)  # type: ignore[union-attr]
                 if known is None:
-                    found[operand.name] = [index]
+                    found[operand.name] = [index]  # type: ignore[union-attr]
                 else:
                     known.append(index)
             elif kind not in _WITHOUT_REGISTERS:
@@ -103,12 +104,12 @@ def _register_indexes(instructions: tuple[Instruction, ...]) -> tuple[dict[str, 
     return writers, readers
 
 
-def _register_names(operands: tuple) -> list[str]:
+def _register_names(operands: tuple[Operand, ...]) -> list[str]:
     names: list[str] = []
     for operand in operands:
         kind = type(operand)
         if kind is Register:
-            names.append(operand.name)
+            names.append(operand.name)  # type: ignore[union-attr]  # narrowed by `kind`, not seen by mypy
         elif kind not in _WITHOUT_REGISTERS:
             names.extend(register.name for register in registers_in(operand))
     return names

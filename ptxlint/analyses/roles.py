@@ -30,7 +30,7 @@ def all_warps(warp_count: int) -> int:
     return (1 << warp_count) - 1
 
 
-def warps_where(truth: tuple | None, outcome: bool, warp_count: int) -> int:
+def warps_where(truth: tuple[bool | None, ...] | None, outcome: bool, warp_count: int) -> int:
     """The warps whose predicate may have value ``outcome`` (unknown entries allow both)."""
     if truth is None:
         return all_warps(warp_count)
@@ -85,7 +85,7 @@ def branch_at_end(values: FunctionValues, block: int) -> Branch | None:
     return Branch(instruction, guard.predicate.name, guard.negated, taken, _predicate_warps(truth, values.warp_count))
 
 
-def _predicate_warps(truth: tuple | None, warp_count: int) -> tuple[int, int]:
+def _predicate_warps(truth: tuple[bool | None, ...] | None, warp_count: int) -> tuple[int, int]:
     return warps_where(truth, False, warp_count), warps_where(truth, True, warp_count)
 
 

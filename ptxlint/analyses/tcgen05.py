@@ -42,7 +42,7 @@ from ptxlint.passes import Describe, Pass
 class Pending(NamedTuple):
     """A pending access as the rules see it."""
 
-    index: int  # the `tcgen05.ld`/`st` instruction
+    index: int  # type: ignore[assignment]  # the `tcgen05.ld`/`st` instruction (shadows tuple.index)
     kind: str  # "ld" or "st"
     unread: frozenset[str]  # destination registers of a load not read since it was issued
 
@@ -56,9 +56,9 @@ class Payload(NamedTuple):
     in one set, so that a read consumes them with one set difference whatever the number of
     pending loads; two payloads are equal exactly when their :attr:`pending` views are."""
 
-    accesses: frozenset  # (index, kind) of the `tcgen05.ld`/`st` not yet waited for
-    allocations: frozenset  # indices of the `tcgen05.alloc`s (or allocating calls) not yet freed
-    unread: frozenset = frozenset()  # (load index, register): destinations of pending loads not read yet
+    accesses: frozenset[tuple[int, str]]  # (index, kind) of the `tcgen05.ld`/`st` not yet waited for
+    allocations: frozenset[int]  # indices of the `tcgen05.alloc`s (or allocating calls) not yet freed
+    unread: frozenset[tuple[int, str]] = frozenset()  # (load index, register): destinations of pending loads not read yet
 
     @property
     def pending(self) -> frozenset[Pending]:
@@ -75,7 +75,7 @@ _NOTHING = Payload(frozenset(), frozenset())
 _TRACKED = frozenset({"ld", "st", WAIT_LD, WAIT_ST, "alloc", "dealloc"})
 
 
-class _TensorMemoryState(PathSensitiveAnalysis):
+class _TensorMemoryState(PathSensitiveAnalysis[Payload]):
     """Pending accesses and live allocations of a thread, per path class."""
 
     def __init__(
@@ -95,7 +95,7 @@ class _TensorMemoryState(PathSensitiveAnalysis):
         self._changing = frozenset(index for index in candidates if _changes_payload(instructions[index]))
         # Each load's (load, register) pairs, and per instruction reading some of those
         # registers, the pairs its read consumes: the reads of any other register observe nothing.
-        self._loaded: dict[int, frozenset] = {}
+        self._loaded: dict[int, frozenset[tuple[int, str]]] = {}
         loads_writing: dict[str, list[int]] = {}
         for index in self._changing:
             instruction = instructions[index]
@@ -104,7 +104,7 @@ class _TensorMemoryState(PathSensitiveAnalysis):
                 self._loaded[index] = frozenset((index, register) for register in registers)
                 for register in registers:
                     loads_writing.setdefault(register, []).append(index)
-        consumed: dict[int, set] = {}
+        consumed: dict[int, set[tuple[int, str]]] = {}
         readers = names.readers
         for register, loads in loads_writing.items():
             for reader in readers.get(register, ()):
@@ -149,7 +149,7 @@ class _TensorMemoryState(PathSensitiveAnalysis):
             # Issued again (a loop): its registers are all unread again. Every pair of this load
             # is one of ``_loaded[index]``, so the union is all it takes.
             unread = unread | self._loaded[index]
-        return Payload(accesses | {(index, kind)}, allocations, unread)
+        return Payload(accesses | {(index, kind)}, allocations, unread)  # type: ignore[arg-type]  # "ld" or "st": the tracked rest
 
     def covers(self, summary: Payload, payload: Payload) -> bool:
         return (
@@ -188,7 +188,7 @@ def _changes_payload(instruction: Instruction) -> bool:
     return base == "call" or (base == "tcgen05" and operation(base, instruction.opcode.modifiers) in _TRACKED)
 
 
-def _retire(accesses: frozenset, kind: str) -> frozenset:
+def _retire(accesses: frozenset[tuple[int, str]], kind: str) -> frozenset[tuple[int, str]]:
     """``accesses`` without those of ``kind``, which a wait retires."""
     return frozenset(access for access in accesses if access[1] != kind)
 
@@ -232,7 +232,7 @@ class TensorMemoryFacts:
     finds once per access (or barrier), so the rules' questions cost about one walk of the CFG
     however many accesses and hand-offs a function has."""
 
-    def __init__(self, analysis: _TensorMemoryState, solution: Solution[PathState]) -> None:
+    def __init__(self, analysis: _TensorMemoryState, solution: Solution[PathState[Payload]]) -> None:
         self._analysis = analysis
         self._solution = solution
         self._cfg = solution.cfg
@@ -252,7 +252,7 @@ class TensorMemoryFacts:
         if not self._may_have_pending(self._cfg.block_of(index)):
             return []
         instruction = self._function.instructions[index]
-        state = self._analysis.assume_guard(index, instruction, self._state_before(index))
+        state = self._analysis.assume_guard(index, instruction, self._state_before(index))  # type: ignore[arg-type]  # reachable
         found: dict[Pending, int] = {}
         for payload, context in state:
             for item in self._pending_of(payload):
@@ -398,7 +398,7 @@ class TensorMemoryFacts:
         return known
 
 
-def _solve(context: ModuleContext, function: Function, keep_every_fact: bool = False) -> tuple[_TensorMemoryState, Solution[PathState]]:
+def _solve(context: ModuleContext, function: Function, keep_every_fact: bool = False) -> tuple[_TensorMemoryState, Solution[PathState[Payload]]]:
     """The path analysis of ``function`` and its fixed point (``keep_every_fact``: see
     :class:`~ptxlint.analyses.path_sensitive.PathSensitiveAnalysis`; tests compare the two)."""
     scan = context.result("tcgen05_scan")
@@ -426,7 +426,7 @@ def _describe_pending(facts: TensorMemoryFacts, function: Function) -> Describe:
     def describe(index: int, instruction: Instruction) -> str:
         if solution.cfg.block_of(index) not in solution.block_entry:
             return "unreachable"
-        state = state_before(index)
+        state: PathState[Payload] = state_before(index)  # type: ignore[assignment]  # reachable
         accesses = sorted({access for payload, _ in state for access in payload.accesses})
         allocations = sorted({allocation for payload, _ in state for allocation in payload.allocations})
         parts = []

@@ -8,9 +8,9 @@ compare.
 
 from __future__ import annotations
 
-from ptxlint.analyses.warp_value_lattice import TensorAddress, entry_for_warp
+from ptxlint.analyses.warp_value_lattice import TensorAddress, ValueState, entry_for_warp
 from ptxlint.analyses.warp_values import FunctionValues
-from ptxlint.ir import Address, Immediate, Instruction
+from ptxlint.ir import Address, Immediate, Instruction, Operand
 from ptxlint.isa.tcgen05 import (
     SHIFT_COLUMNS,
     SPLIT_SHAPE,
@@ -37,24 +37,29 @@ def footprint(values: FunctionValues, index: int, instruction: Instruction, warp
     addresses = [operand for operand in instruction.operands if type(operand) is Address]
     if not addresses:
         return None
-    starts = [entry_for_warp(values.analysis.value_of(address, state), warp) for address in addresses]
-    if any(type(start) is not TensorAddress or start.column is None for start in starts):
-        return None
+    starts: list[TensorAddress] = []
+    columns: list[int] = []
+    for address in addresses:
+        start = entry_for_warp(values.analysis.value_of(address, state), warp)
+        if type(start) is not TensorAddress or start.column is None:
+            return None
+        starts.append(start)
+        columns.append(start.column)
     if len({start.slot for start in starts}) != 1:
         return None
     widths = _widths(values, state, kind, instruction, len(addresses))
     if widths is None:
         return None
-    ranges = [(start.column, start.column + width) for start, width in zip(starts, widths)]
+    ranges = [(column, column + width) for column, width in zip(columns, widths)]
     if kind in ("ld", "st") and data_movement_shape(instruction.opcode.modifiers) == SPLIT_SHAPE:
-        second = _split_half(instruction, starts[0])
+        second = _split_half(instruction, columns[0])
         if second is None:
             return None
         ranges.append((second, second + widths[0]))
     return starts[0].slot, tuple(ranges)
 
 
-def _widths(values, state, kind: str | None, instruction: Instruction, count: int) -> list[int] | None:
+def _widths(values: FunctionValues, state: ValueState, kind: str | None, instruction: Instruction, count: int) -> list[int] | None:
     modifiers = instruction.opcode.modifiers
     if kind in ("ld", "st"):
         columns = columns_touched(modifiers)
@@ -71,7 +76,7 @@ def _widths(values, state, kind: str | None, instruction: Instruction, count: in
     return None
 
 
-def _instruction_descriptor(instruction: Instruction):
+def _instruction_descriptor(instruction: Instruction) -> Operand | None:
     """`idesc`: the first operand after `[d], a, b` that is not a TMEM address (`.sp` puts the
     metadata address before it)."""
     for operand in instruction.operands[3:]:
@@ -80,12 +85,13 @@ def _instruction_descriptor(instruction: Instruction):
     return None
 
 
-def _split_half(instruction: Instruction, start: TensorAddress) -> int | None:
-    """The column of the second half of a `.16x32bx2` access: `taddr + immHalfSplitoff`."""
+def _split_half(instruction: Instruction, column: int) -> int | None:
+    """The column of the second half of a `.16x32bx2` access (the first's is ``column``):
+    `taddr + immHalfSplitoff`."""
     offset = next((operand.value for operand in instruction.operands if type(operand) is Immediate), None)
     if type(offset) is not int:
         return None
-    return start.column + (offset & 0xFFFF)
+    return column + (offset & 0xFFFF)
 
 
 def disjoint(first: Footprint | None, second: Footprint | None) -> bool:

@@ -17,13 +17,15 @@ These are the forms CUTLASS, CuTe and hand-written kernels build lane fields wit
 
 from __future__ import annotations
 
-from ptxlint.analyses.warp_value_lattice import OPAQUE, TensorAddress, wrap
+from typing import TypeGuard
+
+from ptxlint.analyses.warp_value_lattice import OPAQUE, Argument, Entry, TensorAddress, wrap
 from ptxlint.isa.tcgen05 import COLUMN_MASK, COLUMNS, LANE_SHIFT
 
 _HALF = LANE_SHIFT  # bits in the column half
 
 
-def _integer(value) -> bool:
+def _integer(value: object) -> TypeGuard[int]:
     return type(value) is int
 
 
@@ -45,11 +47,12 @@ def _column_survives(address: TensorAddress, mask: int) -> bool:
     return address.column is not None and address.column >= 0 and COLUMNS + address.column <= 1 << ones
 
 
-def and_values(a, b, bits: int):
+def and_values(a: Argument, b: Argument, bits: int) -> Entry:
     """`and`: a mask of a TMEM address keeps the lane bits it names; its column half is kept
     whole (`& 0xFFFF`), dropped (`& 0xFFFF0000`: an integer) or unknown."""
     if type(a) is TensorAddress or type(b) is TensorAddress:
-        address, mask = (a, b) if type(a) is TensorAddress else (b, a)
+        address: TensorAddress
+        address, mask = (a, b) if type(a) is TensorAddress else (b, a)  # type: ignore[assignment]  # one is
         upper = _lane_half(address)
         if not _integer(mask) or upper is None:
             return None
@@ -64,7 +67,7 @@ def and_values(a, b, bits: int):
     return None
 
 
-def shift_right_address(address: TensorAddress, amount, bits: int):
+def shift_right_address(address: TensorAddress, amount: Argument, bits: int) -> Entry:
     """`shr` of a TMEM address by 16 or more: bits of its lane (an integer)."""
     upper = _lane_half(address)
     if not _integer(amount) or amount < _HALF or upper is None:
@@ -72,7 +75,7 @@ def shift_right_address(address: TensorAddress, amount, bits: int):
     return wrap(upper, bits) >> min(amount, 64)
 
 
-def insert_field(a, b, position, length, bits: int):
+def insert_field(a: Argument, b: Argument, position: Argument, length: Argument, bits: int) -> Argument:
     """`bfi.bX f, a, b, pos, len`: b with bits pos … pos+len-1 replaced by a's low bits (bits past
     the register's width are dropped; PTX ISA §9.7.1.20)."""
     if not (_integer(position) and _integer(length)):
@@ -101,7 +104,7 @@ def insert_field(a, b, position, length, bits: int):
     return None
 
 
-def extract_field(a, position, length, bits: int, signed: bool):
+def extract_field(a: Argument, position: Argument, length: Argument, bits: int, signed: bool) -> Entry:
     """`bfe.uX`/`.sX d, a, pos, len` (PTX ISA §9.7.1.19): the field shifted down, zero- or
     sign-extended. Of a TMEM address: a field of the lane half is an integer; bits 0–15 are its
     column half (an address with lane 0)."""
@@ -126,7 +129,7 @@ def extract_field(a, position, length, bits: int, signed: bool):
     return result
 
 
-def permute_bytes(a, b, selector):
+def permute_bytes(a: Argument, b: Argument, selector: Argument) -> Entry:
     """`prmt.b32 d, a, b, c` in its default mode: each byte of d is the byte of {b, a} that a
     nibble of c names, or that byte's sign replicated (PTX ISA §9.7.8.7). A TMEM address's two
     upper bytes are its lane; its two lower bytes must stay together and in place for the result
@@ -153,7 +156,7 @@ def permute_bytes(a, b, selector):
     return None
 
 
-def _byte(value, index: int):
+def _byte(value: Argument, index: int) -> int | tuple[int, TensorAddress] | None:
     """Byte ``index`` of a source: an integer, a marker for a column byte of an address, or None."""
     if _integer(value):
         return wrap(value, 32) >> (8 * index) & 0xFF

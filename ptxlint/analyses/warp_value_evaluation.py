@@ -9,7 +9,7 @@ tcgen05 rules and analyses ask it through ``FunctionValues.analysis``.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Iterable, Sequence
 
 from ptxlint.analyses.launch import WARP_SIZE
 from ptxlint.analyses.warp_value_bits import and_values, extract_field, insert_field, permute_bytes, shift_right_address
@@ -22,6 +22,8 @@ from ptxlint.analyses.warp_value_lattice import (
     THREAD_INDEX,
     THREAD_STEPS,
     VARYING,
+    Argument,
+    Entry,
     Marker,
     SharedAddress,
     TensorAddress,
@@ -37,7 +39,7 @@ from ptxlint.analyses.warp_value_lattice import (
     per_warp,
     wrap,
 )
-from ptxlint.ir import Address, Immediate, Instruction, Negated, Pair, Register, SpecialRegister, Symbol
+from ptxlint.ir import Address, Immediate, Instruction, Negated, Operand, Pair, Register, SpecialRegister, Symbol
 
 # Special registers whose value is the same in every thread of the CTA stay absent (unknown but
 # warp-independent); these differ between threads or change between reads.
@@ -72,27 +74,29 @@ class WarpEvaluator:
 
     # -- helpers used by rules
 
-    def value_of(self, operand, state: ValueState) -> Value:
+    def value_of(self, operand: Operand | None, state: ValueState) -> Value:
         """The abstract value of a source operand (an absent register is ``None``)."""
+        # The hottest dispatch of the analysis: mypy does not narrow ``operand`` through ``kind``,
+        # and a cast per operand would cost time, hence the ignores.
         kind = type(operand)
         if kind is Register:
-            name = operand.name
+            name = operand.name  # type: ignore[union-attr]
             return self.settled[name] if name in self.settled else state.registers.get(name)
         if kind is Immediate:
-            value = operand.value
+            value = operand.value  # type: ignore[union-attr]
             return wrap(value, 64) if type(value) is int else None
         if kind is Symbol:
-            return SharedAddress(operand.name, 0)
+            return SharedAddress(operand.name, 0)  # type: ignore[union-attr]
         if kind is SpecialRegister:
-            return self._special(operand.name)
+            return self._special(operand.name)  # type: ignore[union-attr]
         if kind is Negated:
-            inner = self.value_of(operand.operand, state)
+            inner = self.value_of(operand.operand, state)  # type: ignore[union-attr]
             return self._map(lambda a: (not a) if type(a) is bool else None, (inner,))
         if kind is Address:
-            return self._address(operand, state)
+            return self._address(operand, state)  # type: ignore[arg-type]
         return None
 
-    def truth(self, predicate, state: ValueState) -> tuple | None:
+    def truth(self, predicate: Operand, state: ValueState) -> tuple[bool | None, ...] | None:
         """Per warp: True, False or None (unknown) for a predicate operand, or None when nothing
         is known for any warp."""
         value = self.value_of(predicate, state)
@@ -165,7 +169,7 @@ class WarpEvaluator:
             return TensorAddress(address.key, 0, 0)
         return VARYING if _tracked(address) else None
 
-    def _shuffle(self, instruction: Instruction, state: ValueState, destinations: list[str]) -> list:
+    def _shuffle(self, instruction: Instruction, state: ValueState, destinations: list[str]) -> list[tuple[str, Value]]:
         """`shfl.sync.idx` of a warp-uniform value reads that same value, whatever lane it
         names; the predicate output is left unknown."""
         results: list[tuple[str, Value]] = [(name, VARYING) for name in destinations]
@@ -176,7 +180,7 @@ class WarpEvaluator:
             results[0] = (destinations[0], value)
         return results
 
-    def _set_predicate(self, instruction: Instruction, sources: list, destinations: list[str]) -> list:
+    def _set_predicate(self, instruction: Instruction, sources: list[Value], destinations: list[str]) -> list[tuple[str, Value]]:
         modifiers = instruction.opcode.modifiers
         bits, signed = integer_width(instruction)
         relation = modifiers[0] if modifiers else ""
@@ -192,18 +196,19 @@ class WarpEvaluator:
             results.append((destinations[1], negation))
         return results
 
-    def _compare_thread_function(self, relation: str, signed: bool, bits: int, sources: list) -> Value:
+    def _compare_thread_function(self, relation: str, signed: bool, bits: int, sources: list[Value]) -> Value:
         """`%tid.x > 31` is the same in every lane of a warp when it holds for all of warp w's
         thread indices 32w … 32w+31 or for none."""
         thread_first = type(sources[0]) is ThreadFunction
-        function, constant = (sources[0], sources[1]) if thread_first else (sources[1], sources[0])
+        function: ThreadFunction
+        function, constant = (sources[0], sources[1]) if thread_first else (sources[1], sources[0])  # type: ignore[assignment]  # one is
         if type(constant) is not int or type(constant) is bool:
             return VARYING
         test = comparison(relation, signed)
         step = (lambda value: test(value, constant, bits)) if thread_first else (lambda value: test(constant, value, bits))
         return self._per_warp_of_threads(lambda thread: _apply_or_none(step, function.evaluate(thread)))
 
-    def _per_warp_of_threads(self, function: Callable[[int], object]) -> Value:
+    def _per_warp_of_threads(self, function: Callable[[int], Entry]) -> Value:
         """A per-warp value when every warp's lanes (those the block has) agree, else VARYING."""
         entries = []
         for warp in self.warp_index:
@@ -221,7 +226,7 @@ class WarpEvaluator:
         collapsed = self._per_warp_of_threads(function.evaluate)
         return function if collapsed is VARYING else collapsed
 
-    def _operate(self, instruction: Instruction, sources: list) -> Value:
+    def _operate(self, instruction: Instruction, sources: list[Value]) -> Value:
         opcode = instruction.opcode
         base = opcode.base
         bits, signed = integer_width(instruction)
@@ -266,7 +271,7 @@ class WarpEvaluator:
             return self._map(lambda a, b: on_integers(lambda x, y: x * y)(a, b, bits), (first, second))
         return self._map(lambda a, b: add_values(a, b, bits), (first, second))
 
-    def _thread_arithmetic(self, base: str, sources: list, bits: int) -> Value:
+    def _thread_arithmetic(self, base: str, sources: list[Value], bits: int) -> Value:
         """One more step on the thread index; a per-warp value once each warp's lanes agree. The
         other operand is a constant, a thread function or a per-warp table of integers."""
         if len(sources) != 2 or base not in THREAD_STEPS:
@@ -278,16 +283,17 @@ class WarpEvaluator:
             elif base not in _COMMUTATIVE:
                 return VARYING
             function, operand = operand, function
+        # ``function`` is the ThreadFunction now, ``operand`` one of the kinds a step takes.
         kind = type(operand)
         if kind is tuple:
-            if not all(type(entry) is int for entry in operand):
+            if not all(type(entry) is int for entry in operand):  # type: ignore[union-attr]
                 return VARYING
         elif kind is not int and kind is not ThreadFunction:
             return VARYING
-        function = function.then((base, operand, bits))
+        function = function.then((base, operand, bits))  # type: ignore[union-attr,arg-type]
         return VARYING if function is None else self._collapse(function)
 
-    def _bit_fields(self, instruction: Instruction, sources: list, bits: int, signed: bool) -> Value:
+    def _bit_fields(self, instruction: Instruction, sources: list[Value], bits: int, signed: bool) -> Value:
         """Masks, shifts, `bfi`, `bfe` and `prmt`, which can take a TMEM address apart and put
         one together (see :mod:`ptxlint.analyses.warp_value_bits`)."""
         base = instruction.opcode.base
@@ -307,29 +313,29 @@ class WarpEvaluator:
             return self._map(permute_bytes, sources)
         return _UNMODELLED
 
-    def _map(self, function: Callable, values) -> Value:
+    def _map(self, function: Callable[..., Argument], values: Sequence[Value]) -> Value:
         """Apply ``function`` to entries, per warp when any value is per-warp."""
         if any(value is VARYING or type(value) is ThreadFunction for value in values):
             return VARYING
         if not any(type(value) is tuple for value in values):
             arguments = [OPAQUE if value is None else value for value in values]
             result = function(*arguments)
-            return None if result is OPAQUE else result
+            return None if result is OPAQUE else result  # type: ignore[return-value]  # not OPAQUE
         columns = [value if type(value) is tuple else (OPAQUE if value is None else value,) * self.warp_count for value in values]
-        results = []
+        results: list[Entry] = []
         for arguments in zip(*columns):
             if any(argument is None for argument in arguments):
                 results.append(None)
                 continue
             result = function(*arguments)
-            results.append(None if result is OPAQUE else result)
+            results.append(None if result is OPAQUE else result)  # type: ignore[arg-type]  # not OPAQUE
         return normalise(tuple(results))
 
 
 _UNMODELLED = Marker("UNMODELLED")
 
 
-def _apply_or_none(function: Callable, value):
+def _apply_or_none(function: Callable[[int], Entry], value: int | None) -> Entry:
     return None if value is None else function(value)
 
 
@@ -338,12 +344,12 @@ def _tracked(value: Value) -> bool:
     return value is VARYING or type(value) is ThreadFunction or type(value) is tuple
 
 
-def _flatten(operands) -> list:
-    found = []
+def _flatten(operands: Iterable[Operand]) -> list[Operand]:
+    found: list[Operand] = []
     for operand in operands:
         kind = type(operand)
         if kind is Pair:
-            found.extend(_flatten((operand.first, operand.second)))
+            found.extend(_flatten((operand.first, operand.second)))  # type: ignore[union-attr]  # a Pair
         elif hasattr(operand, "elements"):
             found.extend(_flatten(operand.elements))
         else:

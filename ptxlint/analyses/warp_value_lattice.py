@@ -77,22 +77,22 @@ class ThreadFunction:
     The operand is a constant, another ThreadFunction (`%tid.x + %tid.y * 32`) or a per-warp
     tuple of integers."""
 
-    steps: tuple = ()
+    steps: tuple[ThreadStep, ...] = ()
 
-    def then(self, step: tuple) -> ThreadFunction | None:
+    def then(self, step: ThreadStep) -> ThreadFunction | None:
         if len(self.steps) >= MAX_THREAD_STEPS:
             return None
         return ThreadFunction(self.steps + (step,))
 
-    def evaluate(self, thread: int):
+    def evaluate(self, thread: int) -> int | None:
         value = thread
         for operation_name, operand, bits in self.steps:
-            kind = type(operand)
+            kind = type(operand)  # mypy does not narrow through ``kind``: the ignores below
             if kind is ThreadFunction:
-                operand = operand.evaluate(thread)
+                operand = operand.evaluate(thread)  # type: ignore[union-attr]
             elif kind is tuple:
                 warp = thread >> 5
-                operand = operand[warp] if warp < len(operand) else None
+                operand = operand[warp] if warp < len(operand) else None  # type: ignore[index,arg-type]
             if type(operand) is not int:
                 return None
             value = THREAD_STEPS[operation_name](value, operand, bits)
@@ -104,7 +104,9 @@ class ThreadFunction:
 THREAD_INDEX = ThreadFunction()
 
 Entry = Union[int, bool, SharedAddress, TensorAddress, None]
-Value = Union[Entry, tuple, Marker, ThreadFunction]
+Value = Union[Entry, tuple[Entry, ...], Marker, ThreadFunction]
+# (operation, operand, bits): the operand a constant, another thread function or a per-warp table.
+ThreadStep = tuple[str, Union[int, ThreadFunction, tuple[Entry, ...]], int]
 
 
 @dataclass(frozen=True)
@@ -112,7 +114,7 @@ class ValueState:
     """Registers with a tracked value (treat ``registers`` as read-only) and the shared-memory
     slots a `tcgen05.alloc` may have written on some path here."""
 
-    registers: dict
+    registers: dict[str, Value]
     slots: frozenset[str]
 
 
@@ -130,7 +132,7 @@ def join_values(first: Value, second: Value) -> Value:
         return None if _column_like(other) else VARYING
     if type(first) is tuple or type(second) is tuple:
         return normalise(tuple(_join_entries(a, b) for a, b in zip(per_warp(first, second), per_warp(second, first))))
-    joined = _join_entries(first, second)
+    joined = _join_entries(first, second)  # type: ignore[arg-type]  # entries: the tests above
     if joined is None:
         # Two different warp-independent values: which one a warp holds depends on the path it
         # took. Small integers (column offsets, loop counters) stay "unknown, warp-independent";
@@ -139,10 +141,10 @@ def join_values(first: Value, second: Value) -> Value:
     return joined
 
 
-def join_registers(first: dict, second: dict) -> dict:
+def join_registers(first: dict[str, Value], second: dict[str, Value]) -> dict[str, Value]:
     """Join two register maps. States share value objects (they are copied on write), so an
     identity test settles most registers without comparing or hashing per-warp tables."""
-    registers = {}
+    registers: dict[str, Value] = {}
     for name, value in first.items():
         other = second.get(name)
         joined = value if other is value else join_values(value, other)
@@ -173,14 +175,14 @@ def _join_entries(first: Entry, second: Entry) -> Entry:
     return None
 
 
-def per_warp(value: Value, shaped_like: Value) -> tuple:
+def per_warp(value: Value, shaped_like: Value) -> tuple[Entry, ...]:
     if type(value) is tuple:
         return value
     width = len(shaped_like)  # type: ignore[arg-type]
-    return (value,) * width
+    return (value,) * width  # type: ignore[return-value]  # callers pass an entry, not VARYING
 
 
-def normalise(entries: tuple) -> Value:
+def normalise(entries: tuple[Entry, ...]) -> Value:
     """A per-warp tuple whose entries are all equal and known is a warp-independent entry; one
     whose entries are all unknown is VARYING."""
     first = entries[0]
@@ -225,10 +227,16 @@ class _Opaque:
 
 OPAQUE = _Opaque()
 
+# What per-warp arithmetic takes: an entry, or OPAQUE for an absent (unknown, warp-independent) one.
+Argument = Union[Entry, _Opaque]
+# An operation on two arguments in ``bits``-bit registers.
+BinaryOperation = Callable[[Argument, Argument, int], Entry]
 
-def add_values(a, b, bits: int):
+
+def add_values(a: Argument, b: Argument, bits: int) -> Entry:
     if type(a) is TensorAddress or type(b) is TensorAddress:
-        address, other = (a, b) if type(a) is TensorAddress else (b, a)
+        address: TensorAddress
+        address, other = (a, b) if type(a) is TensorAddress else (b, a)  # type: ignore[assignment]  # one is
         return _offset_tensor_address(address, other)
     if type(a) is SharedAddress and type(b) is int:
         return SharedAddress(a.symbol, a.offset + b)
@@ -239,7 +247,7 @@ def add_values(a, b, bits: int):
     return None
 
 
-def _offset_tensor_address(address: TensorAddress, delta) -> TensorAddress | None:
+def _offset_tensor_address(address: TensorAddress, delta: Argument) -> TensorAddress | None:
     if delta is OPAQUE:
         return TensorAddress(address.slot, address.lane, None)
     if type(delta) is not int or type(delta) is bool:
@@ -251,12 +259,13 @@ def _offset_tensor_address(address: TensorAddress, delta) -> TensorAddress | Non
     return TensorAddress(address.slot, total >> LANE_SHIFT, total & COLUMN_MASK)
 
 
-def _or(a, b, bits: int):
+def _or(a: Argument, b: Argument, bits: int) -> Entry:
     """`or` into a TMEM address whose lane offset is 0 sets the lane field (CUTLASS builds
     addresses as `base | lane << 16`); the base's own column is unknown, so low bits make the
     column unknown."""
     if type(a) is TensorAddress or type(b) is TensorAddress:
-        address, other = (a, b) if type(a) is TensorAddress else (b, a)
+        address: TensorAddress
+        address, other = (a, b) if type(a) is TensorAddress else (b, a)  # type: ignore[assignment]  # one is
         if type(other) is not int:
             return None
         lane = address.lane | (other >> LANE_SHIFT)
@@ -267,8 +276,8 @@ def _or(a, b, bits: int):
     return None
 
 
-def on_integers(function: Callable[[int, int], int]):
-    def apply(a, b, bits: int):
+def on_integers(function: Callable[[int, int], int]) -> BinaryOperation:
+    def apply(a: Argument, b: Argument, bits: int) -> Entry:
         if type(a) is int and type(b) is int:
             return wrap(function(a, b), bits)
         return None
@@ -276,8 +285,8 @@ def on_integers(function: Callable[[int, int], int]):
     return apply
 
 
-def _shift_right(signed: bool):
-    def apply(a, b, bits: int):
+def _shift_right(signed: bool) -> BinaryOperation:
+    def apply(a: Argument, b: Argument, bits: int) -> Entry:
         if type(a) is not int or type(b) is not int:
             return None
         return wrap((_signed(a, bits) if signed else a) >> min(b, bits), bits)
@@ -285,8 +294,8 @@ def _shift_right(signed: bool):
     return apply
 
 
-def _divide(signed: bool):
-    def apply(a, b, bits: int):
+def _divide(signed: bool) -> BinaryOperation:
+    def apply(a: Argument, b: Argument, bits: int) -> Entry:
         if type(a) is not int or type(b) is not int or b == 0:
             return None
         if signed:
@@ -298,8 +307,8 @@ def _divide(signed: bool):
     return apply
 
 
-def minimum(signed: bool, larger: bool):
-    def apply(a, b, bits: int):
+def minimum(signed: bool, larger: bool) -> BinaryOperation:
+    def apply(a: Argument, b: Argument, bits: int) -> Entry:
         if type(a) is not int or type(b) is not int:
             return None
         key = (lambda v: _signed(v, bits)) if signed else (lambda v: v)
@@ -317,10 +326,10 @@ INTEGER_COMPARISONS: dict[str, Callable[[int, int], bool]] = {
 }
 
 
-def comparison(relation: str, signed: bool):
+def comparison(relation: str, signed: bool) -> BinaryOperation:
     test = INTEGER_COMPARISONS[relation]
 
-    def apply(a, b, bits: int):
+    def apply(a: Argument, b: Argument, bits: int) -> Entry:
         if type(a) is bool or type(b) is bool or type(a) is not int or type(b) is not int:
             return None
         if signed and relation not in ("lo", "ls", "hi", "hs"):
@@ -330,8 +339,8 @@ def comparison(relation: str, signed: bool):
     return apply
 
 
-def _logical(function: Callable[[bool, bool], bool]):
-    def apply(a, b, bits: int):
+def _logical(function: Callable[[bool, bool], bool]) -> BinaryOperation:
+    def apply(a: Argument, b: Argument, bits: int) -> Entry:
         if type(a) is bool and type(b) is bool:
             return function(a, b)
         return None
@@ -354,7 +363,7 @@ THREAD_STEPS: dict[str, Callable[[int, int, int], int | None]] = {
     "rem": lambda value, divisor, bits: value % divisor if divisor > 0 else None,
 }
 
-BINARY_OPERATIONS = {
+BINARY_OPERATIONS: dict[str, BinaryOperation] = {
     "add": add_values,
     "sub": lambda a, b, bits: add_values(a, wrap(-b, bits), bits) if type(b) is int and type(b) is not bool else (
         TensorAddress(a.slot, a.lane, None) if type(a) is TensorAddress and b is OPAQUE else None),
@@ -367,13 +376,13 @@ BINARY_OPERATIONS = {
     "min": minimum(False, False),
     "max": minimum(False, True),
 }
-SIGNED_OPERATIONS = {
+SIGNED_OPERATIONS: dict[str, Callable[[bool], BinaryOperation]] = {
     "shr": _shift_right,
     "div": _divide,
     "min": lambda signed: minimum(signed, False),
     "max": lambda signed: minimum(signed, True),
 }
-LOGICAL_OPERATIONS = {
+LOGICAL_OPERATIONS: dict[str, BinaryOperation] = {
     "and": _logical(lambda a, b: a and b),
     "or": _logical(lambda a, b: a or b),
     "xor": _logical(lambda a, b: a != b),

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ptxlint.analyses.registers import RegisterIndex
-from ptxlint.ir import Address, Function, Instruction, Register, SpecialRegister, registers_in
+from ptxlint.ir import Address, Function, Instruction, Operand, Register, SpecialRegister, registers_in
 
 # Guards whose per-warp truth the tcgen05 rules use: branches and exits (which warps go where),
 # tcgen05 operations, calls and the hand-offs of PTX202.
@@ -80,7 +80,7 @@ def _depends_on_thread_index(instructions: tuple[Instruction, ...], names: Regis
 def _operand_names(instruction: Instruction) -> list[str]:
     """The registers of a tcgen05 instruction the rules evaluate: its TMEM and shared-memory
     addresses and an MMA's instruction descriptor (not data vectors or matrix descriptors)."""
-    operands = [operand for operand in instruction.operands if type(operand) is Address]
+    operands: list[Operand] = [operand for operand in instruction.operands if type(operand) is Address]
     if instruction.opcode.modifiers[:1] == ("mma",):
         operands += [operand for operand in instruction.operands[3:] if type(operand) is not Address][:1]
     return [register.name for operand in operands for register in registers_in(operand)]

@@ -55,7 +55,7 @@ class WarpValues(WarpEvaluator):
         # Instruction index → registers whose last use it is (see :meth:`expire_block_locals`).
         self.expiring: dict[int, tuple[str, ...]] = {}
         # Per block, the instructions the transfer function does not skip (see :meth:`plan_visits`).
-        self._visited_by_block: list[Sequence[int]] = []
+        self._visited_by_block: Sequence[Sequence[int]] = []
 
     def settle(self, instructions: tuple[Instruction, ...], names: RegisterIndex) -> None:
         """Evaluate once the registers with a single unguarded definition whose operands are

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Container
 
 # ----------------------------------------------------------------------------- tcgen05.ld / st
 
@@ -100,7 +101,7 @@ class VectorExpectation:
     what: str  # "the destination registers of `.32x32b.x2`"
 
 
-def _first(modifiers: tuple[str, ...], choices) -> str | None:
+def _first(modifiers: tuple[str, ...], choices: Container[str]) -> str | None:
     return next((m for m in modifiers if m in choices), None)
 
 

@@ -73,11 +73,11 @@ class UniformityAnalysis(ControlTransfer, DataTransfer, CallTransfer):
         self._liveness = None if keep_dead_registers else static.liveness
         self._key_bits = static.key_bits
         self._visited_by_block = static.visited_by_block
-        self._last_control: tuple = ()
+        self._last_control = ()
         self._last_threads: Threads | None = None
         self._last_worst: Divergence | None = None
-        self._divergences: dict[tuple, tuple] = {}
-        self._worst: dict[int, tuple] = {}  # id(control) → (control, its worst divergence)
+        self._divergences = {}
+        self._worst = {}  # id(control) → (control, its worst divergence)
         self._specials: dict[int, tuple[ir.SpecialRegister, Value]] = {}
         self.parameters = summaries.parameters.get(function.name)
         self.parameter_positions = {parameter.name: position for position, parameter in enumerate(function.parameters)}
@@ -122,9 +122,9 @@ class UniformityAnalysis(ControlTransfer, DataTransfer, CallTransfer):
                 if info.post_dominator is not None and info.post_dominator != self.cfg.exit:
                     self._meeting_of.setdefault(info.post_dominator, []).append(block)
         self._threads_leaving: dict[int, Threads | None] = {}
-        self._paths: dict[tuple, Divergence] = {}
+        self._paths = {}
         self._correlated = static.correlated
-        self._correlated_endings: dict[tuple, tuple[frozenset, int | None]] = {}
+        self._correlated_endings = {}
 
     # --- lattice
 
@@ -187,7 +187,9 @@ class UniformityAnalysis(ControlTransfer, DataTransfer, CallTransfer):
             return self._write(index, instruction, state, execution, ((LOCAL_KEY, False),), stored)
         return state
 
-    def _record(self, index: int, instruction: ir.Instruction, state: State, execution, results) -> None:
+    def _record(
+        self, index: int, instruction: ir.Instruction, state: State, execution: Divergence | None, results: Sequence[Value]
+    ) -> None:
         requirement = self.collectives.get(index)
         is_call = instruction.opcode.base == "call"
         if is_call:
@@ -199,6 +201,7 @@ class UniformityAnalysis(ControlTransfer, DataTransfer, CallTransfer):
         # Not raised when every register it writes is invariant: see ``DataTransfer._write``.
         steady = (
             execution is not None
+            and keys is not None
             and bool(keys)
             and any(value.level < execution.level for value in results)
             and all(key in self._invariant for key, _ in keys)

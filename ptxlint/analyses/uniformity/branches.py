@@ -12,7 +12,10 @@ from ptxlint.isa.aligned import Collective
 class BranchInfo:
     __slots__ = ("block", "index", "instruction", "post_dominator", "live", "exits_elsewhere", "taken", "traps")
 
-    def __init__(self, block, index, instruction, post_dominator, live, exits_elsewhere, taken, traps) -> None:
+    def __init__(
+        self, block: int, index: int, instruction: ir.Instruction, post_dominator: int | None, live: frozenset[int],
+        exits_elsewhere: bool, taken: int, traps: bool,
+    ) -> None:
         self.block = block
         self.index = index
         self.instruction = instruction

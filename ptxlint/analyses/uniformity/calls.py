@@ -6,14 +6,17 @@ collects). A mixin of :class:`~ptxlint.analyses.uniformity.analysis.UniformityAn
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from ptxlint import ir
 from ptxlint.analyses.lanes import Level
 from ptxlint.analyses.uniformity.lattice import UNIFORM, Divergence, Origin, State, Value, at_least, control_origin, join
+from ptxlint.analyses.uniformity.transfer import Transfer
 from ptxlint.callgraph import callee_name
 from ptxlint.source import Span
 
 
-class CallTransfer:
+class CallTransfer(Transfer):
     """The call half of the uniformity transfer: it reads ``summaries``, ``parameters`` and
     the state the other halves share (see ``ControlTransfer``), and collects ``arguments``,
     ``argument_data`` and ``returned`` for the driver."""
@@ -51,7 +54,7 @@ class CallTransfer:
             return known[position]
         return Value(Level.THREAD, None, Origin(span, f"parameter `{name}` may differ between threads (not all callers are known)"))
 
-    def _call(self, index: int, instruction: ir.Instruction, destinations) -> list:
+    def _call(self, index: int, instruction: ir.Instruction, destinations: Sequence[ir.Operand]) -> list[tuple[ir.Register, Value]]:
         """The return value of a direct call is the callee's summary; record the arguments."""
         callee = callee_name(instruction)
         value = self.summaries.returns.get(callee) if callee is not None else None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import cached_property
+from typing import cast
 
 from ptxlint import ir
 from ptxlint.analyses.lanes import Level, TidSet
@@ -24,6 +25,7 @@ from ptxlint.analyses.uniformity.lattice import (
     subject_text,
     worse,
 )
+from ptxlint.analyses.uniformity.transfer import Transfer
 
 # Enclosing divergent branches a state tracks one by one (see UniformityAnalysis._bounded).
 _MAX_CONTROL = 64
@@ -31,7 +33,7 @@ _MAX_CONTROL = 64
 _SUMMARY = -1
 
 
-class ControlTransfer:
+class ControlTransfer(Transfer):
     """The control half of the uniformity transfer. ``UniformityAnalysis.__init__`` sets up what
     it shares with the data half: ``function``, ``cfg``, ``space`` (None when warps are unknown),
     the side table ``single`` with the keys ``read`` from it, ``recording``; from the static
@@ -100,7 +102,7 @@ class ControlTransfer:
             return state
         return State(state.values, state.control, state.exits, state.epoch, threads)
 
-    def _live_values(self, block: int, values: dict) -> dict:
+    def _live_values(self, block: int, values: dict[str, Value]) -> dict[str, Value]:
         """``values`` without the registers that neither ``block`` nor anything after it reads
         before writing them again. nvcc's loop-carried and divergently written registers die a
         few blocks after their last write; kept, they made every join and copy of the state
@@ -112,7 +114,7 @@ class ControlTransfer:
             return values
         return {key: value for key, value in values.items() if key not in bits or live & bits[key]}
 
-    def _bounded(self, control: tuple) -> tuple:
+    def _bounded(self, control: tuple[tuple[int, Divergence], ...]) -> tuple[tuple[int, Divergence], ...]:
         """At most :data:`_MAX_CONTROL` enclosing divergent branches, so that states stay small
         in generated code nesting thousands of them (joins and edges are linear in the set).
         Branches that reconverge at the same block end together: one entry, the worst, stands
@@ -125,8 +127,8 @@ class ControlTransfer:
             return control
         correlated = self._correlated
         summary: Divergence | None = None
-        by_ending: dict = {}
-        kept = []
+        by_ending: dict[int | None, tuple[int, Divergence]] = {}
+        kept: list[tuple[int, Divergence]] = []
         for key, divergence in control:
             if key == _SUMMARY:
                 summary = divergence
@@ -156,6 +158,7 @@ class ControlTransfer:
         endings = [info.post_dominator for info in self._branches.values()]
         if not endings or None in endings:
             return None
+        endings = cast("list[int]", endings)  # none is None
         post_dominators = self.cfg.immediate_post_dominators
         common = endings[0]
         for ending in endings[1:]:
@@ -174,7 +177,7 @@ class ControlTransfer:
         candidates = self._correlated.get(branch)
         if candidates is None:
             return False
-        infeasible = []
+        infeasible: list[tuple[int, int]] = []
         for leaf, edges in candidates:
             self.read.add(leaf)
             value = self.single.get(leaf)
@@ -227,7 +230,7 @@ class ControlTransfer:
             return data
         return self._operand_value(predicate, instruction, state)
 
-    def _lower_raised(self, raised: dict[str, Value], values: dict, level: Level | None) -> dict:
+    def _lower_raised(self, raised: dict[str, Value], values: dict[str, Value], level: Level | None) -> dict[str, Value]:
         """Along an edge taken by whole warps, a register the source block wrote under divergent
         control is as uniform as the value written, but for the warps: every thread of each warp
         on the edge wrote it (the raise at the write is for threads that skipped it and meet these

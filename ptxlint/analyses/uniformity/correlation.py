@@ -5,7 +5,7 @@ the threads it split meet again earlier than its post-dominator says."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Literal, Sequence, overload
 
 from ptxlint import cfg as cfg_module
 from ptxlint import ir
@@ -13,10 +13,19 @@ from ptxlint.analyses.uniformity.registers import RegisterNames
 from ptxlint.analyses.uniformity.thread_index import EQUALITIES, MIRRORED
 from ptxlint.isa.types import integer_types
 
+if TYPE_CHECKING:
+    from ptxlint.analyses.uniformity.branches import BranchInfo
+
+# `setp.lt.s32 p, r, 4` on a register written once: (register key, comparison, constant, signed, width).
+Comparison = tuple[str, str, int, bool, int]
+# Per branch block: (a comparison's predicate key, which must be CTA-uniform at run time, the
+# edges (source block, target block) its value makes infeasible).
+Correlated = dict[int, tuple[tuple[str, tuple[tuple[int, int], ...]], ...]]
 
 def correlated_branches(
-    function: ir.Function, graph: cfg_module.ControlFlowGraph, names: RegisterNames, branches, visited: Sequence[int]
-) -> dict:
+    function: ir.Function, graph: cfg_module.ControlFlowGraph, names: RegisterNames, branches: dict[int, BranchInfo],
+    visited: Sequence[int],
+) -> Correlated:
     """Branches whose splitting the threads makes some other edges infeasible: the condition is
     `and`/`or`/`not` of comparisons, a comparison operand that is CTA-uniform must then have one
     value (`%p12 = !(%p5 && warp == 0)` splits threads only when `%p5` is true), and an edge
@@ -34,7 +43,7 @@ def correlated_branches(
                 if key not in repeated:
                     definitions[key] = index
     # The constraint each edge of a branch on a comparison puts on the compared register.
-    edge_constraints: dict[tuple[str, int], list[tuple[tuple[int, int], list]]] = {}
+    edge_constraints: dict[tuple[str, int], list[tuple[tuple[int, int], list[tuple[int, int]]]]] = {}
     for info in branches.values():
         instruction = info.instruction
         guard = instruction.guard
@@ -55,7 +64,7 @@ def correlated_branches(
     edge_constraints = {key: edges for key, edges in edge_constraints.items() if len(edges) <= _MAX_RELATED_EDGES}
     if not edge_constraints:
         return {}
-    correlated = {}
+    correlated: Correlated = {}
     for info in branches.values():
         guard = info.instruction.guard
         if guard is None or type(guard.predicate) is not ir.Register:
@@ -65,7 +74,7 @@ def correlated_branches(
         _requirements(key, True, True, names, definitions, instructions, requirements, 0)
         if not requirements:
             continue
-        candidates = []
+        candidates: list[tuple[str, tuple[tuple[int, int], ...]]] = []
         for leaf, required in requirements:
             comparison = _comparison_of_key(leaf, names, definitions, instructions)
             if comparison is None:
@@ -83,7 +92,10 @@ def correlated_branches(
     return correlated
 
 
-def _requirements(key, not_all_false, not_all_true, names, definitions, instructions, found, depth, top=True) -> None:
+def _requirements(
+    key: str, not_all_false: bool, not_all_true: bool, names: RegisterNames, definitions: dict[str, int],
+    instructions: tuple[ir.Instruction, ...], found: list[tuple[str, bool]], depth: int, top: bool = True,
+) -> None:
     """The operands of the `and`/`or`/`not` tree defining predicate ``key`` that must have one
     value in every thread when they are CTA-uniform, given that ``key`` is not false in every
     thread (``not_all_false``) and/or not true in every thread (``not_all_true``)."""
@@ -115,7 +127,7 @@ def _requirements(key, not_all_false, not_all_true, names, definitions, instruct
         return
     for operand in operands:
         negated = type(operand) is ir.Negated
-        register = operand.operand if negated else operand
+        register = operand.operand if negated else operand  # type: ignore[union-attr]  # Negated when `negated`
         if type(register) is not ir.Register:
             continue
         falsehood, truth = (not_all_true, not_all_false) if negated else (not_all_false, not_all_true)
@@ -123,12 +135,30 @@ def _requirements(key, not_all_false, not_all_true, names, definitions, instruct
         _requirements(names.key(register.name, instruction.scope), falsehood, truth, names, definitions, instructions, found, depth + 1, still_top)
 
 
-def _comparison_of(predicate: ir.Register, scope: int, names, definitions, instructions):
+def _comparison_of(
+    predicate: ir.Register, scope: int, names: RegisterNames, definitions: dict[str, int], instructions: tuple[ir.Instruction, ...]
+) -> tuple[Comparison, bool] | None:
     """The comparison defining a predicate through `not`/`mov` (and whether it is negated)."""
     return _comparison_of_key(names.key(predicate.name, scope), names, definitions, instructions, with_flip=True)
 
 
-def _comparison_of_key(key, names, definitions, instructions, with_flip=False):
+@overload
+def _comparison_of_key(
+    key: str, names: RegisterNames, definitions: dict[str, int], instructions: tuple[ir.Instruction, ...],
+    with_flip: Literal[False] = False,
+) -> Comparison | None: ...
+
+
+@overload
+def _comparison_of_key(
+    key: str, names: RegisterNames, definitions: dict[str, int], instructions: tuple[ir.Instruction, ...],
+    with_flip: Literal[True],
+) -> tuple[Comparison, bool] | None: ...
+
+
+def _comparison_of_key(
+    key: str, names: RegisterNames, definitions: dict[str, int], instructions: tuple[ir.Instruction, ...], with_flip: bool = False
+) -> Comparison | tuple[Comparison, bool] | None:
     flipped = False
     for _ in range(8):
         index = definitions.get(key)
@@ -156,7 +186,7 @@ _MAX_RELATED_EDGES = 64
 _NEGATED_COMPARISONS = {"lt": "ge", "ge": "lt", "le": "gt", "gt": "le", "eq": "ne", "ne": "eq"}
 
 
-def _comparison(instruction: ir.Instruction, names, definitions):
+def _comparison(instruction: ir.Instruction, names: RegisterNames, definitions: dict[str, int]) -> Comparison | None:
     """`setp.cmp.type p, r, constant` on a register written once: (register key, comparison,
     constant, signed, width), or None."""
     opcode = instruction.opcode
@@ -183,7 +213,7 @@ def _comparison(instruction: ir.Instruction, names, definitions):
     return key, comparison, right.value, signed, width
 
 
-def _constraint(comparison, truth: bool) -> tuple[str, int, list[tuple[int, int]]]:
+def _constraint(comparison: Comparison, truth: bool) -> tuple[str, int, list[tuple[int, int]]]:
     """The register's values (as unsigned ``width``-bit numbers) in which the comparison has the
     given truth: up to two intervals."""
     key, operation, constant, signed, width = comparison

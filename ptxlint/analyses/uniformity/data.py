@@ -4,6 +4,8 @@ control raises it. A mixin of :class:`~ptxlint.analyses.uniformity.analysis.Unif
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from ptxlint import ir
 from ptxlint.analyses.lanes import TID_X, Constant, Level, Multiple, TidSet
 from ptxlint.analyses.uniformity.lattice import (
@@ -36,20 +38,24 @@ from ptxlint.analyses.uniformity.static import (
     WARP_RESULT,
 )
 from ptxlint.analyses.uniformity.thread_index import integer_only
+from ptxlint.analyses.uniformity.transfer import Transfer
 from ptxlint.isa.special_registers import UNIFORMITY, special_register_base
 from ptxlint.source import Span
 
 _FULL_MASKS = frozenset({-1, 0xFFFFFFFF})
 
 
-class DataTransfer:
+class DataTransfer(Transfer):
     """The data half of the uniformity transfer. Besides what the control half shares (see
     ``ControlTransfer``), it reads ``lanes``, ``names``, ``summaries``, ``parameters``,
     ``parameter_positions``, ``thread_index``, ``_invariant`` and ``_private_local``, and writes
     the side tables ``single``/``single_data``, ``epoch``, ``returned``, ``argument_data`` and
     its caches ``_specials`` and ``_origins``."""
 
-    def _write(self, index: int, instruction: ir.Instruction, state: State, execution: Divergence | None, keys, written) -> State:
+    def _write(
+        self, index: int, instruction: ir.Instruction, state: State, execution: Divergence | None,
+        keys: Sequence[tuple[str, bool]], written: Value | Sequence[Value],
+    ) -> State:
         """Store what an instruction wrote: ``written`` is one value for every key of ``keys``,
         or a list of values aligned with them."""
         values = state.values
@@ -74,10 +80,11 @@ class DataTransfer:
         guarded = instruction.guard is not None
         invariant = self._invariant
         raised = self._raised.get(self.cfg.block_of(index)) if self.space is not None else None
-        last_value = last_raised = None  # results usually share one value: raise it once
+        last_value: Value | None = None  # results usually share one value: raise it once
+        last_raised = UNIFORM  # read only once ``last_value`` is set
         shared = written if type(written) is Value else None
         for position, (key, sensitive) in enumerate(keys):
-            value = shared if shared is not None else written[position]
+            value = shared if shared is not None else written[position]  # type: ignore[index]  # a sequence unless a Value
             data_value = value
             # A constant in a register written once is the same in every thread that reads it
             # (each read follows the one write) and in every loop iteration: no raise. Nor for a
@@ -163,7 +170,7 @@ class DataTransfer:
         if kind is ir.SpecialRegister:
             known = self._specials.get(id(operand))
             if known is None or known[0] is not operand:
-                known = self._specials[id(operand)] = (operand, self._special_value(operand))  # type: ignore[assignment]
+                known = self._specials[id(operand)] = (operand, self._special_value(operand))  # type: ignore[arg-type,assignment]  # kind
             return known[1]
         if kind is ir.Negated:
             return self._operand_value(operand.operand, instruction, state)  # type: ignore[union-attr]
@@ -296,7 +303,7 @@ class DataTransfer:
             return Value(Level.WARP)
         return self._varying(index, f"`{instruction.opcode.text}` with a partial mask differs between lanes", instruction.opcode_span)
 
-    def _elect(self, index: int, instruction: ir.Instruction, destinations) -> list[tuple[ir.Register, Value]]:
+    def _elect(self, index: int, instruction: ir.Instruction, destinations: Sequence[ir.Operand]) -> list[tuple[ir.Register, Value]]:
         """`elect.sync d|p`: the leader's lane id `d` is warp-uniform, `p` is true in one lane."""
         pair = destinations[0] if destinations else None
         if type(pair) is not ir.Pair:
@@ -308,7 +315,9 @@ class DataTransfer:
             results.append((pair.second, self._varying(index, "`elect.sync` is true in one lane only", instruction.opcode_span)))
         return results
 
-    def _shuffle(self, index: int, instruction: ir.Instruction, state: State, destinations) -> list:
+    def _shuffle(
+        self, index: int, instruction: ir.Instruction, state: State, destinations: Sequence[ir.Operand]
+    ) -> list[tuple[ir.Register, Value]]:
         """`shfl.sync.mode d|p, a, b, c, mask`. A warp-uniform `a` stays what it is in any mode;
         `idx` with a full mask, uniform lane `b` and no segments (c = 0x1f) broadcasts one lane,
         the CUTLASS/Triton idiom for a uniform warp index."""

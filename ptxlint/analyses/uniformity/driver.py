@@ -5,7 +5,7 @@ iterated to a fixed point."""
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Union
 
 from ptxlint import cfg as cfg_module
 from ptxlint import ir
@@ -21,7 +21,7 @@ from ptxlint.analyses.uniformity.static import StaticFacts, fresh_register_index
 from ptxlint.callgraph import CallGraph, callee_name
 from ptxlint.context import ModuleContext, Options
 from ptxlint.dataflow import instruction_states, solve_forward
-from ptxlint.isa.aligned import Collective, collective
+from ptxlint.isa.aligned import Collective, Scope, collective
 from ptxlint.passes import Pass
 
 
@@ -83,11 +83,11 @@ def analyze_module(
     for name in order:
         summaries.parameters[name] = None if name in conservative else ()
     result = ModuleUniformity()
-    statics: dict[str, tuple] = {}
+    statics: dict[str, _Prepared] = {}
     thread_spaces: dict[int, ThreadSpace] = {}
     # A function whose parameters and callees' return values did not change since the last
     # round gives the same result: keep it.
-    previous: dict[str, tuple] = {}
+    previous: dict[str, tuple[_Inputs, UniformityAnalysis, FunctionUniformity]] = {}
     for _ in range(_MAX_ROUNDS):
         previous_parameters = dict(summaries.parameters)
         arguments: dict[str, list[Value]] = {}
@@ -122,16 +122,28 @@ def analyze_module(
     return result
 
 
+# A function's parameter values and its callees' return values: what its analysis depends on.
+_Inputs = tuple[Union[tuple[Value, ...], None], tuple[Union[Value, None], ...]]
+# What a function's analysis prepares once: its graph, lane model, collectives, the collectives
+# its call sites reach, and its static facts.
+_Prepared = tuple[
+    cfg_module.ControlFlowGraph, LaneModel, dict[int, Collective], dict[int, tuple[CalledCollective, ...]], StaticFacts
+]
+
+
 def _analyze_function(
-    function, options, summaries, collectives, everything, statics=None, dense=True, graph_of=cfg_module.build,
-    registers_of=fresh_register_index, thread_spaces=None, keep_dead_registers=False,
-):
+    function: ir.Function, options: Options, summaries: Summaries, collectives: dict[int, Collective], everything: bool,
+    statics: dict[str, _Prepared] | None = None, dense: bool = True,
+    graph_of: Callable[[ir.Function], cfg_module.ControlFlowGraph] = cfg_module.build,
+    registers_of: Callable[[ir.Function], RegisterIndex] = fresh_register_index,
+    thread_spaces: dict[int, ThreadSpace] | None = None, keep_dead_registers: bool = False,
+) -> tuple[UniformityAnalysis, FunctionUniformity]:
     known = statics.get(function.name) if statics is not None else None
     if known is None:
         graph = graph_of(function)
         lanes = LaneModel(block_shape(function, options))
         requirements = dict(collectives)
-        calls = {}
+        calls: dict[int, tuple[CalledCollective, ...]] = {}
         for index, instruction in enumerate(function.instructions):
             if instruction.opcode.base == "call":
                 reached = summaries.called.get(callee_name(instruction) or "", ())
@@ -155,12 +167,14 @@ def _analyze_function(
     return analysis, FunctionUniformity(function, graph, facts, requirements, calls, solution.converged)
 
 
-def _called_collectives(graph: CallGraph, functions, direct) -> dict[str, tuple[CalledCollective, ...]]:
+def _called_collectives(
+    graph: CallGraph, functions: dict[str, ir.Function], direct: dict[str, dict[int, Collective]]
+) -> dict[str, tuple[CalledCollective, ...]]:
     """For each function, the collectives it reaches (its own and its callees'), at most one
     per kind of requirement, so a call site can be checked like the collective itself."""
     memo: dict[str, tuple[CalledCollective, ...]] = {}
     for name in _callees_first(graph, functions):
-        found: dict[tuple, CalledCollective] = {}
+        found: dict[tuple[Scope, bool, bool], CalledCollective] = {}  # scope, aligned, thread count
         function = functions[name]
         for index, requirement in sorted(direct[name].items()):
             kind = (requirement.scope, requirement.aligned, requirement.thread_count)
@@ -175,7 +189,7 @@ def _called_collectives(graph: CallGraph, functions, direct) -> dict[str, tuple[
     return memo
 
 
-def _callees_first(graph: CallGraph, functions) -> list[str]:
+def _callees_first(graph: CallGraph, functions: dict[str, ir.Function]) -> list[str]:
     """Every function with a body, each after the functions it calls (post-order; recursion
     broken arbitrarily but deterministically)."""
     order: list[str] = []
@@ -186,7 +200,7 @@ def _callees_first(graph: CallGraph, functions) -> list[str]:
     return order
 
 
-def _exiting_functions(graph: CallGraph, functions) -> frozenset[str]:
+def _exiting_functions(graph: CallGraph, functions: dict[str, ir.Function]) -> frozenset[str]:
     """Functions that contain an `exit` or call one that does."""
     exiting = {name for name, function in functions.items() if any(i.opcode.base == "exit" for i in function.instructions)}
     if not exiting:
@@ -194,7 +208,9 @@ def _exiting_functions(graph: CallGraph, functions) -> frozenset[str]:
     return frozenset(name for name in graph.reaching(exiting) if name in functions)
 
 
-def _selected_functions(graph: CallGraph, functions, called, everything: bool) -> set[str]:
+def _selected_functions(
+    graph: CallGraph, functions: dict[str, ir.Function], called: dict[str, tuple[CalledCollective, ...]], everything: bool
+) -> set[str]:
     """Functions that reach a collective, plus what they call (for return values)."""
     if everything:
         return set(functions)
@@ -215,7 +231,7 @@ def _callers_first(graph: CallGraph, selected: set[str], module: ir.Module) -> l
     return order
 
 
-def _conservative_functions(module: ir.Module, graph: CallGraph, functions) -> set[str]:
+def _conservative_functions(module: ir.Module, graph: CallGraph, functions: dict[str, ir.Function]) -> set[str]:
     """Functions whose parameters we cannot derive from the call sites in this module: kernels
     (their parameters are CTA-uniform anyway), externally visible, recursive, address-taken, or
     never called."""

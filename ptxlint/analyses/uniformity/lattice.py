@@ -110,7 +110,7 @@ class State:
     ``threads``: which threads reach this point (``ptxlint/analyses/reaching_threads.py``), None
     when unknown."""
 
-    values: dict
+    values: dict[str, Value]
     control: tuple[tuple[int, Divergence], ...] = ()
     exits: tuple[Divergence, ...] = ()
     epoch: int = 0
@@ -120,7 +120,7 @@ class State:
 EMPTY_STATE = State({})
 
 
-def join_values(first: dict, second: dict) -> dict:
+def join_values(first: dict[str, Value], second: dict[str, Value]) -> dict[str, Value]:
     """The join of two register maps; ``first`` itself when that is the join (most registers of
     two states are the same objects: only what differs is joined, and copied only then). A
     register absent on one side holds an unknown but uniform-looking value there."""
@@ -154,7 +154,9 @@ def ranks_above(first: Divergence, second: Divergence) -> bool:
     return worse(first, second) or (not worse(second, first) and first.index < second.index)
 
 
-def join_control(first: tuple, second: tuple) -> tuple:
+def join_control(
+    first: tuple[tuple[int, Divergence], ...], second: tuple[tuple[int, Divergence], ...]
+) -> tuple[tuple[int, Divergence], ...]:
     """The join of two control sets, (branch block, divergence) sorted by block: per block the
     worse divergence. One linear merge; returns ``first`` or ``second`` itself when it already is
     the join, so that states keep comparing by identity."""
@@ -162,7 +164,7 @@ def join_control(first: tuple, second: tuple) -> tuple:
         return first
     if not first:
         return second
-    merged = []
+    merged: list[tuple[int, Divergence]] = []
     append = merged.append
     keeps_first = keeps_second = True
     i = j = 0
@@ -202,13 +204,13 @@ def join_control(first: tuple, second: tuple) -> tuple:
     return tuple(merged)
 
 
-def join_exits(first: tuple, second: tuple) -> tuple:
+def join_exits(first: tuple[Divergence, ...], second: tuple[Divergence, ...]) -> tuple[Divergence, ...]:
     """The join of two sets of exit marks sorted by instruction index (see :func:`join_control`)."""
     if first is second or not second:
         return first
     if not first:
         return second
-    merged: dict = {}
+    merged: dict[int, Divergence] = {}
     for entry in first + second:
         current = merged.get(entry.index)
         if current is None or worse(entry, current):

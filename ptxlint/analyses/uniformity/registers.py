@@ -5,10 +5,14 @@ registers every write of which computes one CTA-invariant value (value numbering
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import Sequence
+from typing import Sequence, cast
 
 from ptxlint import ir
 from ptxlint.isa.special_registers import UNIFORMITY, special_register_base
+
+
+# A structural name of a CTA-invariant value: ("immediate", 4), ("ld", "ld.param.u32", address, 0)…
+ValueNumber = tuple[object, ...]
 
 
 def register_of_key(key: str) -> str:
@@ -47,7 +51,7 @@ class RegisterNames:
         }
         # Every writer of a register a visited instruction reads is visited too, so counting
         # the visited writers is exact for every register the analysis looks at.
-        counts: dict[str, int] = {}
+        counts = {}
         instructions = function.instructions
         for index in visited:
             instruction = instructions[index]
@@ -128,12 +132,12 @@ class InvariantRegisters:
             frozenset(parameter.name for parameter in function.parameters) if function.is_kernel else frozenset()
         )
         self._writes: dict[str, list[tuple[int, int]]] | None = None
-        self._numbers: dict[str, tuple | None] = {}
+        self._numbers: dict[str, ValueNumber | None] = {}
 
     def __contains__(self, key: str) -> bool:
         return self.number(key, 0) is not None
 
-    def number(self, key: str, depth: int) -> tuple | None:
+    def number(self, key: str, depth: int) -> ValueNumber | None:
         """The value number of ``key``, or None when it is not invariant (or is being computed:
         a register defined through itself is not known to be invariant)."""
         if key in self._numbers:
@@ -177,7 +181,7 @@ class InvariantRegisters:
         return self._writes
 
 
-def _value_number(instruction: ir.Instruction, position: int, registers: InvariantRegisters, depth: int) -> tuple | None:
+def _value_number(instruction: ir.Instruction, position: int, registers: InvariantRegisters, depth: int) -> ValueNumber | None:
     """A structural name for the value ``instruction`` writes to its result ``position`` when
     that value is CTA-invariant (equal names, equal values), else None."""
     opcode = instruction.opcode
@@ -199,7 +203,7 @@ def _value_number(instruction: ir.Instruction, position: int, registers: Invaria
     return (opcode.text, operands, position)
 
 
-def _operand_number(operand: ir.Operand, instruction: ir.Instruction, registers: InvariantRegisters, depth: int) -> tuple | None:
+def _operand_number(operand: ir.Operand, instruction: ir.Instruction, registers: InvariantRegisters, depth: int) -> ValueNumber | None:
     kind = type(operand)
     if kind is ir.Register:
         return registers.number(registers.key(operand, instruction), depth)  # type: ignore[arg-type]
@@ -216,7 +220,8 @@ def _operand_number(operand: ir.Operand, instruction: ir.Instruction, registers:
     return None
 
 
-def _root_symbol(address: tuple) -> str | None:
+def _root_symbol(address: ValueNumber) -> str | None:
     """The symbol an address number is an offset from, if any."""
-    base = address[1] if address[0] == "address" else address
-    return base[1] if base[0] == "symbol" else None
+    # ("address", base number, offset) and ("symbol", name), as _operand_number builds them.
+    base = cast(ValueNumber, address[1]) if address[0] == "address" else address
+    return cast(str, base[1]) if base[0] == "symbol" else None

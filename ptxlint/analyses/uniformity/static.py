@@ -5,7 +5,7 @@ their correlations and the liveness of the registers the state holds."""
 
 from __future__ import annotations
 
-from typing import Callable, Collection, Sequence
+from typing import Callable, Collection, Sequence, Union
 
 from ptxlint import cfg as cfg_module
 from ptxlint import ir
@@ -25,6 +25,10 @@ _WARP_RESULT_BASES = frozenset({"vote", "redux"})
 
 _PREDICATE_LOGIC = frozenset({"mov", "not", "and", "or", "xor"})
 LANE_ARITHMETIC = frozenset({"mov", "cvt", "shr", "shl", "and", "div", "rem", "mul", "mad", "bfe", "add", "sub", "or", "xor"})
+
+# An instruction's kind and the keys of the registers it writes, each with whether the state
+# holds it (None: nobody reads its result).
+WritePlan = tuple[int, Union[tuple[tuple[str, bool], ...], None]]
 
 
 class StaticFacts:
@@ -75,7 +79,7 @@ class StaticFacts:
         # Per visited instruction: how its result is computed and the keys of the registers it
         # writes (with whether each is flow-sensitive), so the transfer does no name lookups.
         # An instruction whose result nobody reads writes nothing (``defined`` stays None).
-        plans: list = [None] * len(instructions)
+        plans: list[WritePlan] = [None] * len(instructions)  # type: ignore[list-item]  # only visited ones are read
         for index in visited:
             plans[index] = write_plan(instructions[index], kinds[index], names) if index in valued else (kinds[index], None)
         self.plans = plans
@@ -210,7 +214,7 @@ def instruction_kind(opcode: ir.Opcode) -> int:
     return kind
 
 
-def write_plan(instruction: ir.Instruction, kind: int, names: RegisterNames) -> tuple[int, tuple[tuple[str, bool], ...]]:
+def write_plan(instruction: ir.Instruction, kind: int, names: RegisterNames) -> WritePlan:
     if not instruction.destination_count or kind in (ELECT, SHUFFLE, CALL, EXIT):
         return kind, ()
     sensitive = names.written_more_than_once

@@ -207,7 +207,7 @@ class ThreadIndexArithmetic:
             result = shifted_left(dependences[0], amount) if base == "shl" else shifted_right(dependences[0], amount, width, signed)
         elif base == "and" and len(values) == 2 and (constants[0] is not None or constants[1] is not None):
             constant, other = (constants[1], dependences[0]) if constants[1] is not None else (constants[0], dependences[1])
-            result = masked(other, constant)
+            result = masked(other, constant)  # type: ignore[arg-type]  # not None: the test above
         elif base in ("and", "or", "xor"):
             result = dependences[0]
             for dependence in dependences[1:]:
