@@ -298,11 +298,14 @@ def _lint_inputs(
     else:
         with _progress(len(work), enabled=not quiet) as tick:
             linted = lint_paths(work, processes=jobs, on_done=tick)
-    return [
+    from ptxlint.source_suppressions import unused_findings
+
+    # Unused suppressions in CUDA/Python sources are judged over every module that compiled them.
+    return unused_findings([
         slot if isinstance(slot, FileResult)
         else dataclasses.replace(linted[slot[0]], map_to_source=True) if slot[1] else linted[slot[0]]
         for slot in slots
-    ]
+    ])
 
 
 def _print_timings(results: list[FileResult]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import Any
 
 from ptxlint.source import SourceFile, Span
 
@@ -86,3 +87,6 @@ class FileResult:
     # Report findings at the high-level source line (`.loc`) rather than the PTX line: set for
     # PTX that ptxlint compiled itself (`kernel.cu`) or that Triton left in its cache.
     map_to_source: bool = False
+    # What this module saw of the suppression comments in its CUDA/Python sources
+    # (`ptxlint.source_suppressions.Use`): whether each is unused is decided over every module.
+    source_suppressions: tuple[Any, ...] = field(default=(), repr=False)
