@@ -203,17 +203,17 @@ def uses(
                     found.append(Use(key, USED))
                     continue
                 if entry is None:
-                    status, message, span = UNUSED, "unused suppression: no finding to ignore here", comment.span
+                    status, span = UNUSED, comment.span
                 elif entry.code is None:
-                    status, message, span = UNKNOWN, f"unused suppression: unknown rule `{entry.written}`", entry.span
+                    status, span = UNKNOWN, entry.span
                 elif entry.code not in enabled:
-                    status, message, span = DISABLED, f"unused suppression: `{entry.code}` is not enabled", entry.span
+                    status, span = DISABLED, entry.span
                 else:
-                    status, message, span = UNUSED, f"unused suppression: no `{entry.code}` finding to ignore here", entry.span
+                    status, span = UNUSED, entry.span
                 finding = None
                 if report:
                     frame = SourceFrame(comments.path, span.line, comments.source.character_column(span.line, span.column))
-                    finding = dataclasses.replace(unused_suppression.RULE.diagnostic(anchor, message), origin=(frame,))
+                    finding = dataclasses.replace(unused_suppression.unused(anchor, entry, enabled), origin=(frame,))
                     if _silenced(finding, files, silenced):
                         finding = None
                 found.append(Use(key, status, finding))
