@@ -113,10 +113,13 @@ def divergence_help(site: Site, divergence: Divergence) -> str:
             f"all four warps of a warpgroup must execute {name} together: branch on {WARPGROUP_INDEX}, "
             "not on a warp index that splits a warpgroup"
         )
-    whole = "every lane of the warp" if site.requirement.scope == Scope.WARP else "every thread of the warpgroup"
+    if site.requirement.scope == Scope.WARP:
+        whole, uniform = "every lane of the warp", f"a warp-uniform value such as {WARP_INDEX}"
+    else:
+        whole, uniform = "every thread of the warpgroup", f"a warpgroup-uniform value such as {WARPGROUP_INDEX}"
     return (
-        f"{whole} must execute {name} (it is `.sync.aligned`): move it out of the branch, or branch on a "
-        f"warp-uniform value such as {WARP_INDEX} instead of `threadIdx.x < 16`; {ONE_THREAD}"
+        f"{whole} must execute {name} (it is `.aligned`): move it out of the branch, or branch on {uniform} "
+        f"instead of `threadIdx.x < 16`; {ONE_THREAD}"
     )
 
 
@@ -139,9 +142,13 @@ def barrier_help(site: Site, divergence: Divergence) -> str:
 def exit_help(site: Site, divergence: Divergence) -> str:
     """PTX104: how to keep threads alive until a collective that needs them."""
     name = f"`{site.short_name}`"
+    uniform = {
+        Scope.WARP: f"warp-uniform (a test of {WARP_INDEX})",
+        Scope.WARPGROUP: f"warpgroup-uniform (a test of {WARPGROUP_INDEX})",
+        Scope.CTA: "the same for the whole CTA",
+    }[site.requirement.scope]
     return (
         f"keep every thread that {name} needs alive until it: instead of an early `return` (or `exit`) for the "
         "threads with no work, guard the work itself (`if (i < n) { … }`) and let all threads reach the "
-        "collective; or make the exit condition warp-uniform"
-        + (f" ({WARP_INDEX})" if site.requirement.scope != Scope.CTA else "")
+        f"collective; or make the exit condition {uniform}"
     )

@@ -82,7 +82,7 @@ def _help(name: str) -> str:
     if name.startswith("tcgen05"):
         return (
             "a tensor-memory address must be the same in every lane: the base `tcgen05.alloc` wrote to shared "
-            "memory, plus the warp's lane quarter in bits 31–16 (`((warp % 4) * 32) << 16`, the warp from "
+            "memory, plus the warp's lane quarter in bits 31–16 (`((warp % 4) * 32) << 16`, with `warp` "
             f"{WARP_INDEX}); each lane's row follows from the access shape, not from its address"
         )
     if name.startswith(("bar", "barrier")):
