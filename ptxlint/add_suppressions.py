@@ -147,7 +147,7 @@ def _suppress(
     body: bytes, codes: list[str], syntax: re.Pattern[bytes], python: bool, continued: bool, newline: bytes
 ) -> tuple[bytes | None, int]:
     """One line with ``codes`` suppressed: (new line, codes added), or (None, 0) when it cannot be."""
-    match = syntax.search(body)
+    match = suppressions.find(body, syntax, strings=True)
     if match is not None and match.group("kind") == b"ignore":
         if match.group("codes") is None:
             return body, 0  # a bare `ignore` covers every rule already

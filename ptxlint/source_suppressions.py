@@ -126,7 +126,7 @@ def _comments_of(path: str, mtime_ns: int, size: int) -> tuple[SourceFile, tuple
     if b"ptxlint:" not in data:
         return None
     source = SourceFile.from_bytes(path, data)
-    comments = tuple(suppressions.parse(source, suppressions.syntax_for(path)))
+    comments = tuple(suppressions.parse(source, suppressions.syntax_for(path), strings=True))
     return (source, comments) if comments else None
 
 

@@ -79,14 +79,42 @@ def syntax_for(path: str) -> re.Pattern[bytes]:
     return PYTHON if path.endswith((".py", ".pyi")) else C_LIKE
 
 
-def parse(source: SourceFile, syntax: re.Pattern[bytes] = C_LIKE) -> list[Suppression]:
+_CHARACTER_LITERAL = re.compile(rb"'(?:\\.|[^'\\\n])'")  # C's '"', which opens no string
+_ESCAPE = re.compile(rb"\\.")
+
+
+def find(text: bytes, syntax: re.Pattern[bytes], strings: bool = False) -> re.Match[bytes] | None:
+    """The first suppression comment on a line. With ``strings`` (CUDA C++ and Python sources),
+    text inside a string literal on the line is not a comment: `asm("bar.sync 0; // ptxlint:
+    ignore[PTX102]")` is a PTX comment, honoured in the PTX, not a comment of the `.cu` file."""
+    for match in syntax.finditer(text):
+        if not strings or not _inside_string(text[: match.start()], python=syntax is PYTHON):
+            return match
+    return None
+
+
+def _inside_string(before: bytes, python: bool) -> bool:
+    """Whether the text before a position leaves a string literal open (by quote parity)."""
+    before = _ESCAPE.sub(b"", before)
+    if python:
+        quote = None
+        for character in before:
+            if quote is None and character in b"\"'":
+                quote = character
+            elif character == quote:
+                quote = None
+        return quote is not None
+    return _CHARACTER_LITERAL.sub(b"", before).count(b'"') % 2 == 1
+
+
+def parse(source: SourceFile, syntax: re.Pattern[bytes] = C_LIKE, strings: bool = False) -> list[Suppression]:
     found = []
     data = source.data
     position = data.find(b"ptxlint:")  # almost no line mentions it: find those in one scan
     while position >= 0:
         line = source.position(position)[0]
         text = source.line_bytes(line)
-        match = syntax.search(text)
+        match = find(text, syntax, strings)
         if match:
             found.append(_suppression(source, line, text, match))
         next_line = source.line_starts[line] if line < source.line_count else len(data)

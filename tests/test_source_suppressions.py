@@ -183,3 +183,28 @@ def test_ptx_comments_still_work_beside_source_comments(tmp_path: Path) -> None:
     source.write_text(PYTHON.replace("  # ptxlint: ignore[PTX102]", ""))
     ptx = PTX.format(path=source, barrier_line=7).replace("bar.sync 0;", "bar.sync 0;  // ptxlint: ignore[PTX102]")
     assert [d.code for d in ptxlint.lint_ptx(ptx)] == ["PTX002"]  # the .py line's PTX101 comment
+
+
+def test_a_comment_inside_an_asm_string_is_the_ptx_comment_it_was(workdir: Path) -> None:
+    # The PTX comment in the asm string suppresses in the PTX; the .cu line holds no source
+    # comment, so nothing is reported unused there.
+    (workdir / "kernel.cu").write_text(
+        "__global__ void kernel(int *out)\n"
+        "{\n"
+        "    if (threadIdx.x < 16)\n"
+        '        asm volatile("bar.sync 0; // ptxlint: ignore[PTX102]" ::: "memory");\n'
+        "    out[threadIdx.x] = '\"';  // ptxlint: ignore[PTX101]\n"
+        "}\n"
+    )
+    assert findings(invoke("kernel.cu")) == [("PTX002", 5, "unused suppression: no `PTX101` finding to ignore here")]
+
+
+def test_comment_markers_inside_string_literals_are_text() -> None:
+    from ptxlint.source import SourceFile
+    from ptxlint.suppressions import C_LIKE, PYTHON, parse
+
+    python = SourceFile.from_bytes("k.py", b's = "# ptxlint: ignore[PTX101]"\nt = \'"\'  # ptxlint: ignore[PTX102]\n')
+    assert [comment.lines for comment in parse(python, PYTHON, strings=True)] == [(2,)]
+    cuda = SourceFile.from_bytes("k.cu", b'asm("x; // ptxlint: ignore[PTX101]");\nc = \'"\'; // ptxlint: ignore[PTX102]\n')
+    assert [comment.lines for comment in parse(cuda, C_LIKE, strings=True)] == [(2,)]
+    assert len(parse(cuda, C_LIKE)) == 2  # PTX has no such strings: every marker counts
