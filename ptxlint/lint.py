@@ -190,11 +190,11 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
         module, source_comments, in_source.used, settings.codes, report_unused, bool(unfinished), _file_wide(comments)
     )
     diagnostics = _override_severity(diagnostics, settings.severity)
-    source_uses = [
-        dataclasses.replace(use, finding=_override_severity([use.finding], settings.severity)[0])
-        if use.finding is not None and settings.severity else use
-        for use in source_uses
-    ]
+    if settings.severity:
+        source_uses = [
+            dataclasses.replace(use, finding=_override_severity([use.finding], settings.severity)[0]) if use.finding else use
+            for use in source_uses
+        ]
     notice = None
     if unfinished:
         stopped = [code for code in unfinished if code not in skipped]
