@@ -208,3 +208,34 @@ def test_comment_markers_inside_string_literals_are_text() -> None:
     cuda = SourceFile.from_bytes("k.cu", b'asm("x; // ptxlint: ignore[PTX101]");\nc = \'"\'; // ptxlint: ignore[PTX102]\n')
     assert [comment.lines for comment in parse(cuda, C_LIKE, strings=True)] == [(2,)]
     assert len(parse(cuda, C_LIKE)) == 2  # PTX has no such strings: every marker counts
+
+
+def test_triton_compile_honours_a_comment_in_the_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """End to end with Triton itself: the example's lane-guarded `ldmatrix` (PTX101) suppressed by
+    a `#` comment above the `inline_asm_elementwise` line, through the compilation hook."""
+    pytest.importorskip("triton", reason="Triton is a test dependency; install the test extra")
+    import importlib
+
+    import triton
+    from triton.backends.compiler import GPUTarget
+
+    import ptxlint.triton as hook
+
+    example = (Path(__file__).resolve().parent.parent / "examples" / "triton_lane_guard.py").read_text()
+    suppressed = example.replace(
+        "    fragment = tl.inline_asm_elementwise(", "    # ptxlint: ignore[PTX101]\n    fragment = tl.inline_asm_elementwise("
+    )
+    assert suppressed != example
+    (tmp_path / "suppressed_lane_guard.py").write_text(suppressed)
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("suppressed_lane_guard")
+    source = triton.compiler.ASTSource(
+        fn=module.load_fragment, signature={"shared_addresses": "*i32", "out": "*i32", "BLOCK": "constexpr"},
+        constexprs={"BLOCK": 128},
+    )
+    hook.install(strict=True)
+    try:
+        triton.compile(source, target=GPUTarget("cuda", 100, 32))  # strict: any finding would raise
+    finally:
+        hook.uninstall()
