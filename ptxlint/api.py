@@ -31,6 +31,8 @@ def lint_ptx(
     or prefixes as on the command line (``select=None``: the rules enabled by default;
     ``["ALL"]``: every rule). Configuration files are not read. Each diagnostic's ``origin`` holds
     the CUDA or Triton source position its `.loc` names, when the PTX has line information.
+    Suppression comments apply from the PTX and from the CUDA/Python files its `.file` directives
+    name, where those can be read.
     """
     from ptxlint.config import CommandLineSelection, ConfigError, FileConfig, resolve
     from ptxlint.lint import LintSettings, lint_source

@@ -161,6 +161,11 @@ def _config_options(command):  # type: ignore[no-untyped-def]
 )
 @click.option("--baseline", "baseline_file", metavar="FILE", help="Hide the findings recorded in FILE.")
 @click.option("--write-baseline", metavar="FILE", help="Record every current finding in FILE and exit 0.")
+@click.option(
+    "--add-suppressions", is_flag=True,
+    help="Write a `ptxlint: ignore[...]` comment for every current finding (on the PTX line, or the .cu/.py line "
+    "of compiled inputs) and print how many were added.",
+)
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Lint in this many processes.")
 @click.option("--statistics", is_flag=True, help="Print how often each rule fired instead of the findings.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
@@ -211,6 +216,7 @@ def check(
     respect_gitignore: bool | None,
     baseline_file: str | None,
     write_baseline: str | None,
+    add_suppressions: bool,
     jobs: int,
     statistics: bool,
     exit_zero: bool,
@@ -250,6 +256,8 @@ def check(
         from ptxlint import baseline
 
         results = baseline.apply(results, known, baseline.project_root(baseline_file, config_file, isolated))
+    if add_suppressions:
+        _add_suppressions(results, quiet)
     report = Report(
         tuple(results), rules=ALL_RULES, elapsed=elapsed, map_to_source=map_to_source, all_steps=show_all_steps,
         group=not no_group,
@@ -366,11 +374,14 @@ def _lint_inputs(
     else:
         with _progress(len(work), enabled=not quiet) as tick:
             linted = lint_paths(work, processes=jobs, on_done=tick)
-    return [
+    from ptxlint.source_suppressions import unused_findings
+
+    # Unused suppressions in CUDA/Python sources are judged over every module that compiled them.
+    return unused_findings([
         slot if isinstance(slot, FileResult)
         else dataclasses.replace(linted[slot[0]], map_to_source=True) if slot[1] else linted[slot[0]]
         for slot in slots
-    ]
+    ])
 
 
 def _print_timings(results: list[FileResult]) -> None:
@@ -441,6 +452,29 @@ def _write_baseline(
     if not quiet:
         click.echo(f"ptxlint: recorded {count} finding{'s' if count != 1 else ''} in {path}", err=True)
     sys.exit(EXIT_ERROR if any(result.error for result in results) else EXIT_CLEAN)
+
+
+def _add_suppressions(results: list[FileResult], quiet: bool) -> NoReturn:
+    """Write the suppression comments, say what was done, and exit: 0 when every finding is now
+    suppressed, 1 when some could not be (binaries, lines in files that cannot be edited), 2 when
+    an input or a file to edit could not be read or written."""
+    from ptxlint.add_suppressions import add
+    from ptxlint.render.text import printable
+
+    outcome = add(results)
+    for error in outcome.errors:
+        click.echo(f"ptxlint: error: {printable(error)}", err=True)
+    if not quiet:
+        files = len(outcome.files)
+        click.echo(
+            f"ptxlint: added {outcome.added} suppression{'s' if outcome.added != 1 else ''} "
+            f"in {files} file{'s' if files != 1 else ''}", err=True,
+        )
+    for reason, count in sorted(outcome.not_added.items()):
+        click.echo(f"ptxlint: {count} finding{'s' if count != 1 else ''} not suppressed: {reason}", err=True)
+    if outcome.errors or any(result.error is not None for result in results):
+        sys.exit(EXIT_ERROR)
+    sys.exit(EXIT_FINDINGS if outcome.not_added else EXIT_CLEAN)
 
 
 def _emit(report: Report, output_format: str, stream: TextIO, color: str, statistics: bool, quiet: bool) -> None:

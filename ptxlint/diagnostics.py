@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import Any
 
 from ptxlint.source import SourceFile, Span
 
@@ -88,3 +89,6 @@ class FileResult:
     map_to_source: bool = False
     # What the tool that failed on this input printed (nvcc's errors), beside ``error``.
     tool_output: str = ""
+    # What this module saw of the suppression comments in its CUDA/Python sources
+    # (`ptxlint.source_suppressions.Use`): whether each is unused is decided over every module.
+    source_suppressions: tuple[Any, ...] = field(default=(), repr=False)

@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Mapping, Sequence
 
-from ptxlint import suppressions
+from ptxlint import source_suppressions, suppressions
 from ptxlint.context import Budget, BudgetExceeded, ModuleContext, Options
 from ptxlint.diagnostics import Diagnostic, FileResult, Severity
 from ptxlint.lower import lower
@@ -64,6 +64,9 @@ class Analysis:
     notice: str | None = None  # why the analysis is partial, for the user
     timings: tuple[tuple[str, float], ...] = ()  # CPU seconds per stage, with `--timings`
     steps: int = 0  # analysis steps spent (ptxlint/analysis_limits.py)
+    # What this module saw of the suppression comments in its CUDA/Python sources; PTX002 for
+    # those is decided over every module of a run (source_suppressions.unused_findings).
+    source_suppressions: tuple[source_suppressions.Use, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +101,14 @@ def read_source(path: str, max_file_size: int = DEFAULT_MAX_FILE_SIZE) -> Source
 
 
 def lint_source(source: SourceFile, settings: LintSettings) -> list[Diagnostic]:
-    return analyse(source, settings).diagnostics
+    """The findings on one module, its unused source suppressions included (judged on it alone)."""
+    analysis = analyse(source, settings)
+    if not analysis.source_suppressions:
+        return analysis.diagnostics
+    (result,) = source_suppressions.unused_findings(
+        [FileResult(source.path, tuple(analysis.diagnostics), source_suppressions=analysis.source_suppressions)]
+    )
+    return list(result.diagnostics)
 
 
 def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str], None] | None = None) -> Analysis:
@@ -138,17 +148,29 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
                 unfinished.append(rule.code)
             except Exception as error:  # noqa: BLE001 - one broken rule must not hide the others' findings
                 crashes.append(f"internal error in {rule.code} ({type(error).__name__}: {error}); please report it")
+    # Origins first: a comment on a CUDA/Python line suppresses through the finding's `.loc`.
+    found = attach_origins(module, found)
     comments = suppressions.parse(source)
     outcome = suppressions.apply(found, comments)
-    diagnostics = outcome.kept
-    if unused_suppression.RULE.code in settings.codes and unfinished:
+    source_comments = source_suppressions.read(module, source.path)
+    in_source = source_suppressions.apply(outcome.kept, source_comments)
+    diagnostics = in_source.kept
+    report_unused = unused_suppression.RULE.code in settings.codes
+    if report_unused and unfinished:
         unfinished.append(unused_suppression.RULE.code)  # unknowable: a skipped rule may have used them
         skipped.append(unused_suppression.RULE.code)
-    elif unused_suppression.RULE.code in settings.codes:
+    elif report_unused:
         unused = unused_suppression.report(comments, outcome.used, settings.codes)
-        diagnostics.extend(suppressions.apply(unused, _file_wide(comments)).kept)
+        diagnostics.extend(attach_origins(module, suppressions.apply(unused, _file_wide(comments)).kept))
+    source_uses = source_suppressions.uses(
+        module, source_comments, in_source.used, settings.codes, report_unused, bool(unfinished), _file_wide(comments)
+    )
     diagnostics = _override_severity(diagnostics, settings.severity)
-    diagnostics = attach_origins(module, diagnostics)
+    if settings.severity:
+        source_uses = [
+            dataclasses.replace(use, finding=_override_severity([use.finding], settings.severity)[0]) if use.finding else use
+            for use in source_uses
+        ]
     notice = None
     if unfinished:
         stopped = [code for code in unfinished if code not in skipped]
@@ -156,8 +178,8 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
         notice += f"; stopped {', '.join(stopped)}" if stopped else ""
         notice += f"; skipped {', '.join(skipped)}" if skipped else ""
     return Analysis(
-        sorted(diagnostics, key=Diagnostic.sort_key), outcome.suppressed, tuple(crashes), tuple(unfinished), notice,
-        timings.items() if timings is not None else (), budget.steps,
+        sorted(diagnostics, key=Diagnostic.sort_key), outcome.suppressed + in_source.suppressed, tuple(crashes),
+        tuple(unfinished), notice, timings.items() if timings is not None else (), budget.steps, tuple(source_uses),
     )
 
 
@@ -207,11 +229,12 @@ def lint_path(path: str | SourceFile, settings: LintSettings, on_stage: Callable
     if analysis.notice is not None:
         return PartiallyAnalysedResult(
             source.path, tuple(analysis.diagnostics), source, error=error, suppressed=analysis.suppressed,
-            timings=analysis.timings, notice=analysis.notice, unfinished=analysis.unfinished,
+            timings=analysis.timings, source_suppressions=analysis.source_suppressions, notice=analysis.notice,
+            unfinished=analysis.unfinished,
         )
     return FileResult(
         source.path, tuple(analysis.diagnostics), source, error=error, suppressed=analysis.suppressed,
-        timings=analysis.timings,
+        timings=analysis.timings, source_suppressions=analysis.source_suppressions,
     )
 
 

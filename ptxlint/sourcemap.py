@@ -19,12 +19,16 @@ from ptxlint.source import Span
 
 
 def attach_origins(module: Module, diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
-    """``diagnostics`` with ``origin`` filled wherever the module's line information allows."""
+    """``diagnostics`` with ``origin`` filled wherever the module's line information allows
+    (one that has an origin already keeps it)."""
     diagnostics = list(diagnostics)
     if not module.files or not diagnostics:
         return diagnostics
     index = LocationIndex(module)
-    return [_with_origin(diagnostic, index.origin(diagnostic.span)) for diagnostic in diagnostics]
+    return [
+        diagnostic if diagnostic.origin else _with_origin(diagnostic, index.origin(diagnostic.span))
+        for diagnostic in diagnostics
+    ]
 
 
 def _with_origin(diagnostic: Diagnostic, origin: tuple[SourceFrame, ...]) -> Diagnostic:

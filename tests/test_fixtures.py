@@ -75,3 +75,14 @@ def test_every_rule_has_a_fixture() -> None:
         mentioned.update(code for _, code in expectations(path.read_text(errors="replace"), _EXPECT))
     missing = sorted(rule.code for rule in ALL_RULES if rule.code not in mentioned)
     assert not missing, f"rules without a positive fixture: {missing}"
+
+
+def test_every_finding_has_help() -> None:
+    """Every finding of every rule ends with what to do about it (`= help:`), on every fixture."""
+    missing: dict[str, str] = {}
+    for path in FIXTURES:
+        source = SourceFile.from_bytes(str(path.relative_to(ROOT)), path.read_bytes())
+        for diagnostic in lint_source(source, LintSettings(rules=ALL_RULES)):
+            if not (diagnostic.help or "").strip():
+                missing.setdefault(diagnostic.code, f"{path.relative_to(ROOT)}:{diagnostic.span.line}: {diagnostic.message}")
+    assert not missing, "findings without help:\n" + "\n".join(missing[code] for code in sorted(missing))

@@ -435,7 +435,9 @@ def grammar_problems(base: str, modifiers: tuple[str, ...], target_number: int =
         if slot is not None:
             filled.setdefault(slot.name, []).append(index)
         elif modifier not in IGNORED_BY_PTXAS:
-            problems.append(GrammarProblem(index, f"`.{modifier}` is not a modifier of `{name}`; {_suggestion(grammar, modifier)}"))
+            problems.append(GrammarProblem(
+                index, f"`.{modifier}` is not a modifier of `{name}`; {_suggestion(grammar, modifier)}",
+                f"remove `.{modifier}`, or write one of the modifiers `{name}` takes"))
     missing = []
     for slot in grammar.slots:
         indices = filled.get(slot.name, [])
@@ -447,9 +449,13 @@ def grammar_problems(base: str, modifiers: tuple[str, ...], target_number: int =
                 indices[slot.count], f"`{name}` takes {slot.count} `{slot.name}` qualifier{'s' if slot.count > 1 else ''}, "
                 f"not {len(indices)}", f"keep one of {', '.join(f'`.{modifiers[i]}`' for i in indices)}"))
         elif slot.first and indices[0] != operation_words:
-            problems.append(GrammarProblem(indices[0], f"`.{modifiers[indices[0]]}` must directly follow `{name}`"))
+            problems.append(GrammarProblem(
+                indices[0], f"`.{modifiers[indices[0]]}` must directly follow `{name}`",
+                f"move `.{modifiers[indices[0]]}` right after `{name}`"))
         elif slot.required and len(indices) < slot.count:
-            problems.append(GrammarProblem(indices[-1], f"`{name}` takes {slot.count} `{slot.name}` qualifiers, not {len(indices)}"))
+            problems.append(GrammarProblem(
+                indices[-1], f"`{name}` takes {slot.count} `{slot.name}` qualifiers, not {len(indices)}",
+                f"write {slot.count} `{slot.name}` qualifiers"))
     if missing:
         # One finding for the instruction, naming every missing slot.
         problems.append(GrammarProblem(
@@ -458,12 +464,13 @@ def grammar_problems(base: str, modifiers: tuple[str, ...], target_number: int =
     for first, second in grammar.exclusions:
         if first in qualifiers and second in qualifiers:
             problems.append(GrammarProblem(
-                modifiers.index(second, operation_words), f"`.{second}` cannot be combined with `.{first}` in `{name}`"))
+                modifiers.index(second, operation_words), f"`.{second}` cannot be combined with `.{first}` in `{name}`",
+                f"keep `.{first}` or `.{second}`, not both"))
     for value, needed in grammar.requirements:
         choices = needed.split("|")  # a value or a slot name, or several values any of which will do
         if value in qualifiers and not any(choice in qualifiers or choice in filled for choice in choices):
             slot = next((s for s in grammar.slots if s.name == needed), None)
             wanted = _needs(slot) if slot else " or ".join(f"`.{choice}`" for choice in choices)
             problems.append(GrammarProblem(
-                modifiers.index(value, operation_words), f"`.{value}` on `{name}` needs {wanted}"))
+                modifiers.index(value, operation_words), f"`.{value}` on `{name}` needs {wanted}", f"add {wanted}"))
     return tuple(problems)

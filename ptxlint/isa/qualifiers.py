@@ -111,9 +111,12 @@ def _ldmatrix(modifiers: tuple[str, ...]) -> list[QualifierProblem]:
     """`.m16n16` loads one or two 16x16 matrices; `.m8n16` (decompressing) cannot transpose."""
     problems = []
     if "m16n16" in modifiers and "x4" in modifiers:
-        problems.append(QualifierProblem(_index(modifiers, "x4"), "`ldmatrix` with shape `.m16n16` takes `.x1` or `.x2`, not `.x4`"))
+        problems.append(QualifierProblem(
+            _index(modifiers, "x4"), "`ldmatrix` with shape `.m16n16` takes `.x1` or `.x2`, not `.x4`",
+            "load at most two `.m16n16` matrices per instruction (`.x2`)"))
     if "m8n16" in modifiers and "trans" in modifiers:
-        problems.append(QualifierProblem(_index(modifiers, "trans"), "`ldmatrix` with shape `.m8n16` cannot `.trans`"))
+        problems.append(QualifierProblem(
+            _index(modifiers, "trans"), "`ldmatrix` with shape `.m8n16` cannot `.trans`", "remove `.trans`"))
     return problems
 
 
@@ -125,7 +128,8 @@ def _tcgen05_cp(modifiers: tuple[str, ...]) -> list[QualifierProblem]:
     allowed = TCGEN05_CP_MULTICAST.get(shape, ())
     if multicast is None and allowed:
         choices = " or ".join(f"`.{m}`" for m in allowed)
-        return [QualifierProblem(_index(modifiers, shape), f"shape `.{shape}` needs the multicast qualifier {choices}")]
+        return [QualifierProblem(
+            _index(modifiers, shape), f"shape `.{shape}` needs the multicast qualifier {choices}", f"add {choices}")]
     if multicast is not None and multicast not in allowed:
         fix = " or ".join(f"`.{m}`" for m in allowed) if allowed else "no multicast qualifier"
         return [QualifierProblem(
@@ -143,7 +147,9 @@ def _tcgen05_mma(modifiers: tuple[str, ...], operand_kinds: tuple[str, ...]) -> 
     # `.ashift` shifts the A matrix in tensor memory, which a collector fill/use would reuse.
     collector = next((m for m in modifiers if m in ("collector::a::fill", "collector::a::use")), None)
     if "ashift" in modifiers and collector:
-        problems.append(QualifierProblem(_index(modifiers, collector), f"`.ashift` cannot be combined with `.{collector}`"))
+        problems.append(QualifierProblem(
+            _index(modifiers, collector), f"`.ashift` cannot be combined with `.{collector}`",
+            f"remove `.ashift` or `.{collector}`"))
     return problems
 
 
@@ -157,14 +163,17 @@ def _st_async(modifiers: tuple[str, ...]) -> list[QualifierProblem]:
         for space in ("shared::cluster", "shared::cta", "shared"):
             if space in modifiers:
                 problems.append(QualifierProblem(
-                    _index(modifiers, space), f"the release form of `st.async` stores to `.global`, not `.{space}`"))
+                    _index(modifiers, space), f"the release form of `st.async` stores to `.global`, not `.{space}`",
+                    "write `.global`, or drop `.release` for the mbarrier form that stores to `.shared::cluster`"))
         if mbarrier in modifiers:
             problems.append(QualifierProblem(
-                _index(modifiers, mbarrier), "the release form of `st.async` has no mbarrier completion"))
+                _index(modifiers, mbarrier), "the release form of `st.async` has no mbarrier completion",
+                "remove `.mbarrier::complete_tx::bytes` and the mbarrier operand, or drop `.release`"))
         scope = next((m for m in modifiers if m in ("cta", "cluster")), None)
         if scope:
             problems.append(QualifierProblem(
-                _index(modifiers, scope), f"the release form of `st.async` takes `.gpu` or `.sys` scope, not `.{scope}`"))
+                _index(modifiers, scope), f"the release form of `st.async` takes `.gpu` or `.sys` scope, not `.{scope}`",
+                "write `.gpu` or `.sys`"))
     else:
         if mbarrier not in modifiers:
             for needs_mbarrier in ("shared::cluster", "v2", "v4"):
@@ -186,7 +195,7 @@ def _st_async(modifiers: tuple[str, ...]) -> list[QualifierProblem]:
     if width and size and int(width[1:]) * size > 128:
         problems.append(QualifierProblem(
             _index(modifiers, width), f"`.{width}` of {size}-bit elements is {int(width[1:]) * size} bits; "
-            "`st.async` stores at most 128"))
+            "`st.async` stores at most 128", "store at most 128 bits: `.v4` of 32-bit or `.v2` of 64-bit elements"))
     return problems
 
 
@@ -196,10 +205,13 @@ def _wmma_store(modifiers: tuple[str, ...]) -> list[QualifierProblem]:
     if shape is None or kind is None:
         return []
     if shape in INTEGER_SHAPES and kind == "f16":
-        return [QualifierProblem(_index(modifiers, kind), f"`wmma.store` with shape `.{shape}` stores `.s32`, not `.f16`")]
+        return [QualifierProblem(
+            _index(modifiers, kind), f"`wmma.store` with shape `.{shape}` stores `.s32`, not `.f16`", "write `.s32`")]
     if (shape == DOUBLE_SHAPE) == (kind == "f64"):
         return []
     if shape == DOUBLE_SHAPE:
-        return [QualifierProblem(_index(modifiers, kind), f"`wmma.store` with shape `.{shape}` stores `.f64`, not `.{kind}`")]
+        return [QualifierProblem(
+            _index(modifiers, kind), f"`wmma.store` with shape `.{shape}` stores `.f64`, not `.{kind}`", "write `.f64`")]
     return [QualifierProblem(
-        _index(modifiers, kind), f"`wmma.store` stores `.f64` only with shape `.{DOUBLE_SHAPE}`, not `.{shape}`")]
+        _index(modifiers, kind), f"`wmma.store` stores `.f64` only with shape `.{DOUBLE_SHAPE}`, not `.{shape}`",
+        f"use shape `.{DOUBLE_SHAPE}` for `.f64`")]

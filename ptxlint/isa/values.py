@@ -30,6 +30,22 @@ class Limit:
             return f"{self.what} must be a multiple of {self.multiple_of} in {self.low}…{self.high}, not {value}"
         return None
 
+    def nearest(self, value: int) -> tuple[int, ...]:
+        """The allowed values closest to ``value``: the one below and the one above (one at the
+        ends of the range)."""
+        if self.power_of_two:
+            allowed = [1 << shift for shift in range(self.high.bit_length()) if self.low <= 1 << shift <= self.high]
+            below = [item for item in allowed if item <= value]
+            above = [item for item in allowed if item >= value]
+            return tuple(dict.fromkeys([*below[-1:], *above[:1]]))
+        step = self.multiple_of
+        first = -(-self.low // step) * step
+        last = self.high // step * step
+        clamped = min(max(value, first), last)
+        down = clamped // step * step
+        up = -(-clamped // step) * step
+        return tuple(dict.fromkeys(item for item in (down, up) if first <= item <= last))
+
 
 # tcgen05.alloc (§9.7.16.7.1): columns are allocated in powers of two from 32 to 512.
 ALLOC_COLUMNS = Limit("the column count of `tcgen05.alloc`", 32, 512, power_of_two=True)

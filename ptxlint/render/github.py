@@ -47,6 +47,8 @@ def render(report: Report, stream: TextIO) -> None:
             message = readable(diagnostic.message)
             if diagnostic.origin and not report.maps_to_source(result):
                 message += f" (from {origin_text(diagnostic.origin)})"
+            if diagnostic.help:  # a second line of the annotation, as rustc and ruff print it
+                message += f"\nhelp: {readable(diagnostic.help)}"
             fields = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items())
             stream.write(f"::{_COMMAND[diagnostic.severity]} {fields}::{escape_data(message)}\n")
         if result.error is not None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 from ptxlint.analyses.convergence import Site, short_opcode
 from ptxlint.analyses.lanes import Level
 from ptxlint.diagnostics import Diagnostic, Label
+from ptxlint.isa.aligned import Scope
 
 if TYPE_CHECKING:
     from ptxlint.analyses.uniformity import Divergence
@@ -94,3 +95,60 @@ def subject_phrase(site: Site) -> str:
     if site.via is None:
         return f"`{site.short_name}`"
     return f"this call (reaching `{site.short_name}`)"
+
+
+# What to do about a convergence finding, at the level of the source people write. The warp index
+# computed from `threadIdx.x` is uniform in fact, but a compiler (and ptxlint) can only see that
+# once it is broadcast from one lane, as CUTLASS's `canonical_warp_idx_sync()` does.
+WARP_INDEX = "the warp index (`__shfl_sync(0xffffffff, threadIdx.x / 32, 0)`, CUTLASS's `canonical_warp_idx_sync()`)"
+WARPGROUP_INDEX = "the warpgroup index (`__shfl_sync(0xffffffff, threadIdx.x / 128, 0)`, CUTLASS's `canonical_warp_group_idx()`)"
+ONE_THREAD = "keep only the one-thread work under `elect.sync` (`cute::elect_one_sync()`)"
+
+
+def divergence_help(site: Site, divergence: Divergence) -> str:
+    """PTX101: how to let the whole warp (or warpgroup) execute an aligned instruction."""
+    name = f"`{site.short_name}`"
+    if site.requirement.scope == Scope.WARPGROUP and divergence.level != Level.THREAD:
+        return (
+            f"all four warps of a warpgroup must execute {name} together: branch on {WARPGROUP_INDEX}, "
+            "not on a warp index that splits a warpgroup"
+        )
+    if site.requirement.scope == Scope.WARP:
+        whole, uniform = "every lane of the warp", f"a warp-uniform value such as {WARP_INDEX}"
+    else:
+        whole, uniform = "every thread of the warpgroup", f"a warpgroup-uniform value such as {WARPGROUP_INDEX}"
+    return (
+        f"{whole} must execute {name} (it is `.aligned`): move it out of the branch, or branch on {uniform} "
+        f"instead of `threadIdx.x < 16`; {ONE_THREAD}"
+    )
+
+
+def barrier_help(site: Site, divergence: Divergence) -> str:
+    """PTX102: how to let every participating thread reach a CTA barrier."""
+    if divergence.level == Level.THREAD:
+        return (
+            "every thread of a warp must reach the barrier together: call `__syncthreads()` (`bar.sync 0`) after "
+            "the branch joins (`if (threadIdx.x < n) { … } __syncthreads();`); to synchronise only some warps, "
+            "give a named barrier their thread count (`bar.sync id, count` with an id other than 0, which "
+            f"`__syncthreads()` uses; CUTLASS's `NamedBarrier::sync(count, id)`) and choose them by {WARP_INDEX}"
+        )
+    return (
+        "a barrier without a thread count waits for every thread of the CTA: move it where all warps reach it, "
+        "or give it the number of threads of the warps that do (`bar.sync id, count`, a multiple of 32, with an id "
+        "other than 0, which `__syncthreads()` uses; CUTLASS's `NamedBarrier::sync(count, id)`)"
+    )
+
+
+def exit_help(site: Site, divergence: Divergence) -> str:
+    """PTX104: how to keep threads alive until a collective that needs them."""
+    name = f"`{site.short_name}`"
+    uniform = {
+        Scope.WARP: f"warp-uniform (a test of {WARP_INDEX})",
+        Scope.WARPGROUP: f"warpgroup-uniform (a test of {WARPGROUP_INDEX})",
+        Scope.CTA: "the same for the whole CTA",
+    }[site.requirement.scope]
+    return (
+        f"keep every thread that {name} needs alive until it: instead of an early `return` (or `exit`) for the "
+        "threads with no work, guard the work itself (`if (i < n) { … }`) and let all threads reach the "
+        f"collective; or make the exit condition {uniform}"
+    )

@@ -48,7 +48,23 @@ from ptxlint.rules.base import Rule
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
     for problem in context.module.syntax_errors:
-        yield RULE.diagnostic(problem.span, problem.message)
+        yield RULE.diagnostic(problem.span, problem.message, help=_help(problem.message))
+
+
+def _help(message: str) -> str:
+    if message.startswith("missing `.version`"):
+        return "begin the module with its `.version`, `.target` and `.address_size` directives"
+    if message == "unexpected end of input":
+        return "the text ends inside a statement or a `{ }` block: complete or close it"
+    if message.startswith("expected `"):
+        expected = message[len("expected `") : -1]
+        if expected and not expected.replace("_", "").isalnum():
+            return f"insert `{expected}` here"
+        return f"write the missing {expected.replace('_', ' ')} here"
+    return (
+        "write the statement as the PTX ISA gives its syntax (`ptxas` rejects it too); in CUDA's inline `asm()`, "
+        "each instruction ends with `;` and separates its operands with commas"
+    )
 
 
 RULE = Rule(

@@ -1,7 +1,9 @@
 """## What it does
 Reports a `// ptxlint: ignore[...]` or `// ptxlint: file-ignore[...]` comment, or one code inside
 it, that suppresses nothing: the rule it names found nothing there, is not enabled, or does not
-exist.
+exist. The same comments in the CUDA C++ or Python source the PTX was compiled from (found through
+`.loc`) are reported at their source line when no module of the run used them and some module
+compiled code from the lines they cover.
 
 ## Why is this bad?
 A suppression outlives the finding it was written for. Once the code is fixed or moved, the
@@ -50,7 +52,8 @@ from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.rules.base import Rule
 
 if TYPE_CHECKING:  # the driver owns suppressions; importing them here would be circular
-    from ptxlint.suppressions import Suppression
+    from ptxlint.source import Span
+    from ptxlint.suppressions import SuppressedCode, Suppression
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
@@ -67,15 +70,31 @@ def report(
     for index, suppression in enumerate(suppressions):
         if not suppression.codes:
             if (index, None) not in used:
-                yield RULE.diagnostic(suppression.span, "unused suppression: no finding to ignore here")
+                yield unused(suppression.span, None, enabled)
             continue
         for entry in suppression.codes:
-            if entry.code is None:
-                yield RULE.diagnostic(entry.span, f"unused suppression: unknown rule `{entry.written}`")
-            elif entry.code not in enabled:
-                yield RULE.diagnostic(entry.span, f"unused suppression: `{entry.code}` is not enabled")
-            elif (index, entry.code) not in used:
-                yield RULE.diagnostic(entry.span, f"unused suppression: no `{entry.code}` finding to ignore here")
+            if entry.code is None or entry.code not in enabled or (index, entry.code) not in used:
+                yield unused(entry.span, entry, enabled)
+
+
+def unused(span: Span, entry: SuppressedCode | None, enabled: Collection[str]) -> Diagnostic:
+    """The finding for one unused entry (None: a bare `ignore`), with what to do about it."""
+    if entry is None:
+        return RULE.diagnostic(span, "unused suppression: no finding to ignore here", help="remove the comment")
+    if entry.code is None:
+        return RULE.diagnostic(
+            span, f"unused suppression: unknown rule `{entry.written}`",
+            help="write a rule code or name that `ptxlint rules` lists, or remove it",
+        )
+    if entry.code not in enabled:
+        return RULE.diagnostic(
+            span, f"unused suppression: `{entry.code}` is not enabled",
+            help=f"select `{entry.code}` (`extend-select` in the configuration), or remove it from the comment",
+        )
+    return RULE.diagnostic(
+        span, f"unused suppression: no `{entry.code}` finding to ignore here",
+        help=f"remove `{entry.code}` from the comment (the whole comment if it names nothing else)",
+    )
 
 
 RULE = Rule(

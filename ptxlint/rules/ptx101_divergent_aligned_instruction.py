@@ -87,7 +87,14 @@ from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.isa.aligned import Scope
 from ptxlint.rules.base import Rule
-from ptxlint.rules.convergence_messages import call_labels, cause_labels, cause_phrase, first_per_cause, subject
+from ptxlint.rules.convergence_messages import (
+    call_labels,
+    cause_labels,
+    cause_phrase,
+    divergence_help,
+    first_per_cause,
+    subject,
+)
 
 if TYPE_CHECKING:
     from ptxlint.analyses.uniformity import Divergence
@@ -110,7 +117,9 @@ def _candidates(context: ModuleContext) -> Iterator[tuple[Site, Divergence]]:
 def _report(site: Site, execution: Divergence) -> Diagnostic:
     scope = site.requirement.scope.noun
     message = f"{subject(site)} may run with only part of a {scope}: {cause_phrase(execution)}"
-    return RULE.diagnostic(site.instruction.span, message, labels=call_labels(site) + cause_labels(execution))
+    return RULE.diagnostic(
+        site.instruction.span, message, labels=call_labels(site) + cause_labels(execution), help=divergence_help(site, execution)
+    )
 
 
 RULE = Rule(

@@ -78,7 +78,14 @@ from ptxlint.analyses.lanes import Level
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.rules.base import Rule
-from ptxlint.rules.convergence_messages import call_labels, cause_labels, cause_phrase, first_per_cause, subject
+from ptxlint.rules.convergence_messages import (
+    barrier_help,
+    call_labels,
+    cause_labels,
+    cause_phrase,
+    first_per_cause,
+    subject,
+)
 
 if TYPE_CHECKING:
     from ptxlint.analyses.uniformity import Divergence
@@ -108,7 +115,9 @@ def _report(site: Site, execution: Divergence) -> Diagnostic:
     else:
         reach = "only part of the CTA, and it has no thread count"
     message = f"{subject(site)} may be reached by {reach}: {cause_phrase(execution)}"
-    return RULE.diagnostic(site.instruction.span, message, labels=call_labels(site) + cause_labels(execution))
+    return RULE.diagnostic(
+        site.instruction.span, message, labels=call_labels(site) + cause_labels(execution), help=barrier_help(site, execution)
+    )
 
 
 RULE = Rule(

@@ -67,7 +67,7 @@ from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.isa.aligned import Scope
 from ptxlint.rules.base import Rule
-from ptxlint.rules.convergence_messages import call_labels, cause_labels, first_per_cause, subject, variation
+from ptxlint.rules.convergence_messages import call_labels, cause_labels, exit_help, first_per_cause, subject, variation
 
 if TYPE_CHECKING:
     from ptxlint.analyses.uniformity import Divergence
@@ -108,7 +108,9 @@ def _report(site: Site, exit_mark: Divergence) -> Diagnostic:
         f"{subject(site)} may run after some threads of {scope} exited: "
         f"{where} depends on `{exit_mark.subject}`, which {variation(exit_mark.level)}"
     )
-    return RULE.diagnostic(site.instruction.span, message, labels=call_labels(site) + cause_labels(exit_mark))
+    return RULE.diagnostic(
+        site.instruction.span, message, labels=call_labels(site) + cause_labels(exit_mark), help=exit_help(site, exit_mark)
+    )
 
 
 RULE = Rule(

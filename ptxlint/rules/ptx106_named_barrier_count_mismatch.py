@@ -155,6 +155,7 @@ class _Finding:
     use: Use
     message: str
     labels: list[Label]
+    help: str
     kernels: list[str] = field(default_factory=list)
 
 
@@ -174,12 +175,14 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
         reached = graph.reachable_from(kernel.name)
         uses = [use for name in reached for use in uses_of.get(name, ())]
         if uses:
-            for key, message, use, labels in _Kernel(context, graph, kernel, reached, uses).problems():
-                finding = findings.setdefault(key, _Finding(use, message, labels))
+            for key, message, use, labels, help in _Kernel(context, graph, kernel, reached, uses).problems():
+                finding = findings.setdefault(key, _Finding(use, message, labels, help))
                 finding.kernels.append(kernel.name)
     for finding in findings.values():
         notes = _register_notes(finding.use) + [f"also in kernel `{name}`" for name in finding.kernels[1:]]
-        yield RULE.diagnostic(finding.use.instruction.span, finding.message, labels=finding.labels, notes=notes)
+        yield RULE.diagnostic(
+            finding.use.instruction.span, finding.message, labels=finding.labels, notes=notes, help=finding.help
+        )
 
 
 def _register_notes(use: Use) -> list[str]:
@@ -211,7 +214,7 @@ class _Kernel:
         self.opaque = self._opaque_calls()
         self._entry: dict[str, int] | None = None
 
-    def problems(self) -> Iterator[tuple[tuple, str, Use, list[Label]]]:
+    def problems(self) -> Iterator[tuple[tuple, str, Use, list[Label], str]]:
         by_barrier: dict[int, list[Use]] = {}
         for use in self.uses:
             if use.barrier is not None:
@@ -244,16 +247,22 @@ class _Kernel:
             threads = f"{use.count} threads"
         return f"`{use.name} {use.barrier}` with {threads}"
 
-    def _arrive_only(self, barrier: int, uses: list[Use]) -> tuple[tuple, str, Use, list[Label]]:
+    def _arrive_only(self, barrier: int, uses: list[Use]) -> tuple[tuple, str, Use, list[Label], str]:
         first = uses[0]
         labels = [Label(use.instruction.span, "another arrival, also never waited for") for use in uses[1:]]
         message = (
             f"barrier {barrier} is only arrived at in kernel `{self.kernel.name}`: no `bar.sync` or `bar.red` waits "
             f"on it, so `{first.name}` synchronizes nothing (the waiting side needs `bar.sync {barrier}`)"
         )
-        return ("arrive-only", id(first.function), first.index), message, first, labels
+        help = (
+            f"let the consuming warps wait with `bar.sync {barrier}, count` (CUTLASS's `NamedBarrier::sync`, not "
+            "`arrive`) while the producers keep arriving; the count is the threads of both sides together"
+        )
+        return ("arrive-only", id(first.function), first.index), message, first, labels, help
 
-    def _too_few(self, barrier: int, count: int, uses: list[Use], unknown: list[Use]) -> tuple[tuple, str, Use, list[Label]] | None:
+    def _too_few(
+        self, barrier: int, count: int, uses: list[Use], unknown: list[Use]
+    ) -> tuple[tuple, str, Use, list[Label], str] | None:
         """A finding when the warps that may arrive at ``barrier`` with ``count`` (or with a
         count or id not known) are fewer than ``count``."""
         if count <= WARP_SIZE:
@@ -286,7 +295,18 @@ class _Kernel:
                 f"barrier {barrier} needs {count} threads, but only {who} can reach an instruction on it in kernel "
                 f"`{self.kernel.name}`: it never completes"
             )
-        return ("too-few", id(first.function), first.index), message, first, labels
+        if others:
+            help = (
+                f"give every `bar.sync`/`bar.arrive` on barrier {barrier} one count: the threads of all the warps that "
+                "meet there, producers and consumers together (CUTLASS's `NamedBarrier::sync(count, id)` and "
+                "`arrive(count, id)` with the same count)"
+            )
+        else:
+            help = (
+                f"make the count the threads that really arrive ({threads}, whole warps), or let the missing warps "
+                f"arrive too (`bar.arrive {barrier}, {count}` in those warps, CUTLASS's `NamedBarrier::arrive`)"
+            )
+        return ("too-few", id(first.function), first.index), message, first, labels, help
 
     def _opaque_calls(self) -> list[tuple[Function, int, Instruction]]:
         """Calls to code the module does not show: through a pointer, or to a declared function."""

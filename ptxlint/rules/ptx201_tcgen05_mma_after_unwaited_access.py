@@ -81,7 +81,7 @@ from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function, Instruction
 from ptxlint.isa.tcgen05 import TENSOR_CORE_OPERATIONS, operation
 from ptxlint.rules.base import Rule
-from ptxlint.rules.tcgen05_messages import pending_labels, waiting_instruction, witness_labels
+from ptxlint.rules.tcgen05_messages import wait_advice, pending_labels, waiting_instruction, witness_labels
 
 if TYPE_CHECKING:
     from ptxlint.analyses.tcgen05 import Pending, TensorMemoryFacts
@@ -130,6 +130,7 @@ def _report(pending: TensorMemoryFacts, function: Function, index: int, instruct
             *witness_labels(pending.access_witness(first, index)),
             Label(instruction.span, f"`{name}` issued before the wait"),
         ],
+        help=f"wait with {wait_advice(first.kind)} between the `tcgen05.{first.kind}` and `{name}`",
     )
 
 

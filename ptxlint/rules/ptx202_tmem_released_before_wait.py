@@ -81,7 +81,7 @@ from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.ir import Function, Instruction
 from ptxlint.isa.hand_offs import HAND_OFF_BASES, KERNEL_RET, RELEASE_STORE, hand_off, is_cta_barrier
 from ptxlint.rules.base import Rule
-from ptxlint.rules.tcgen05_messages import pending_labels, waiting_instruction
+from ptxlint.rules.tcgen05_messages import pending_labels, wait_advice, waiting_instruction
 
 if TYPE_CHECKING:
     from ptxlint.analyses.tcgen05 import Pending
@@ -138,6 +138,19 @@ def _report(function: Function, instruction: Instruction, name: str, in_flight: 
         f"{_describe(name)} while the `tcgen05.{first.kind}` on line {access.span.line} may be in flight: "
         f"`{wait}` first",
         labels=labels,
+        help=_help(name, first.kind),
+    )
+
+
+def _help(name: str, kind: str) -> str:
+    wait = wait_advice(kind)
+    if name.startswith("tcgen05.dealloc"):
+        return f"wait with {wait} before freeing the columns"
+    if name in (KERNEL_RET, "exit"):
+        return f"wait with {wait} before the thread ends"
+    return (
+        f"wait with {wait}, then `tcgen05.fence::before_thread_sync`, before telling other threads the tensor "
+        "memory is free (in CUTLASS, before the pipeline's `producer_commit`/`consumer_release` or the barrier)"
     )
 
 

@@ -117,6 +117,9 @@ def _report(allocations: TensorMemoryFacts, kernel: Function, leak: ExitLeak) ->
             *witness_labels(allocations.allocation_witness(leak)),
             Label(end, "the kernel ends without `tcgen05.dealloc`"),
         ],
+        help="free the columns on every path to the kernel's end, early returns included: `tcgen05.dealloc` with the "
+        "same column count, from a whole warp of this CTA, after the last access (CuTe: the allocator's `free`, "
+        "as `cute::TMEM::Allocator1Sm` or `Allocator2Sm`); or allocate only after the early return",
     )
 
 

@@ -162,6 +162,9 @@ def _report(instruction: Instruction, violations: list[tuple[int, range, range]]
         instruction.opcode_span,
         f"`{name}`: warp {warp} accesses lanes {_lanes(touched)}, it may only access {_lanes(allowed)}",
         notes=notes,
+        help="a warp may touch only the 32 lanes of its quarter, `32 * (warp % 4)` onwards: put that in bits 31–16 of "
+        "the address (`base + ((32 * (warp % 4)) << 16)`, the warp index from `canonical_warp_idx_sync()`), or give "
+        "this access to the warp whose quarter it is (in CuTe, partition the TMEM copy by the thread index)",
     )
 
 

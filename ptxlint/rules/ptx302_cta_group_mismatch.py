@@ -111,6 +111,8 @@ def _check_kernel(context: ModuleContext, kernel: str, calls: CallGraph) -> Iter
             f"`{opcode}` uses `.{found.cta_group}` but kernel `{kernel}` uses `.{first.cta_group}`",
             labels=(Label(first.span, f"kernel `{kernel}` first uses `.{first.cta_group}` here"),),
             notes=_chain_notes(kernel, found.function, chains),
+            help=f"give every tcgen05 instruction of kernel `{kernel}` one `.cta_group`; in CuTe, pair 2-SM MMA atoms "
+            "with `cute::TMEM::Allocator2Sm` and 1-SM ones with `Allocator1Sm`",
         )
 
 

@@ -68,6 +68,9 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
                     failure_span(instruction, failure),
                     f"`{failure.gate.feature}` is not supported on .target {architecture.name}",
                     notes=(f"supported on {failure.gate.availability.describe()}",),
+                    help="compile for a target that has it (`.target` in PTX, `-arch=` for nvcc), or keep this code out of "
+                    "this target's build (`#if` on `__CUDA_ARCH__` or an architecture-feature macro such as "
+                    "`__CUDA_ARCH_FEAT_SM100_ALL`)",
                 )
 
 

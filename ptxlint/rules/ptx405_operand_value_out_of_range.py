@@ -62,7 +62,13 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
                 if isinstance(operand, Immediate) and isinstance(operand.value, int):
                     problem = limit.violation(operand.value)
                     if problem:
-                        yield RULE.diagnostic(operand.span, problem)
+                        yield RULE.diagnostic(operand.span, problem, help=_help(limit.nearest(operand.value)))
+
+
+def _help(nearest: tuple[int, ...]) -> str:
+    if len(nearest) == 1:
+        return f"the nearest allowed value is {nearest[0]}"
+    return f"the nearest allowed values are {nearest[0]} and {nearest[1]}"
 
 
 RULE = Rule(

@@ -18,6 +18,17 @@ def waiting_instruction(kind: str) -> str:
     return "tcgen05.wait::ld" if kind == "ld" else "tcgen05.wait::st"
 
 
+def fence_view(kind: str) -> str:
+    """CUTLASS's name for that wait (`cutlass::arch::`, and `cute.arch.` in the CuTe DSL)."""
+    return "fence_view_async_tmem_load" if kind == "ld" else "fence_view_async_tmem_store"
+
+
+def wait_advice(kind: str) -> str:
+    """"`tcgen05.wait::ld.sync.aligned` (CUTLASS: …)", for help texts."""
+    name = fence_view(kind)
+    return f"`{waiting_instruction(kind)}.sync.aligned` (CUTLASS: `cutlass::arch::{name}()`, CuTe DSL: `cute.arch.{name}()`)"
+
+
 def pending_labels(function: Function, items: Iterable[Pending], text: str) -> list[Label]:
     """One label per pending access: "`tcgen05.ld` <text>" on the instruction that issued it."""
     return [Label(function.instructions[item.index].span, f"`tcgen05.{item.kind}` {text}") for item in items]
