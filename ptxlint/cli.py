@@ -41,11 +41,47 @@ class _DefaultToCheck(click.Group):
         if "--" in args:
             split = args.index("--")
             args, ctx.meta["ptxlint.compiler_flags"] = args[:split], tuple(args[split + 1 :])
+        args = self._command_first(args)
         if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
+            self._reject_mistyped_command(args)
             args = ["check", *args]
         elif not args:
             args = ["check"]
         return super().parse_args(ctx, args)
+
+    def _first_positional(self, args: list[str]) -> int:
+        """The index of the first argument that is neither an option nor an option's value (as
+        `check` reads them: `-o FILE`, `--output-format json`), or len(args)."""
+        takes_value = {
+            name for parameter in self.commands["check"].params if isinstance(parameter, click.Option)
+            and not parameter.is_flag and not parameter.count for name in parameter.opts
+        }
+        position = 0
+        while position < len(args) and args[position].startswith("-") and args[position] != "-":
+            position += 2 if args[position] in takes_value else 1
+        return position
+
+    def _command_first(self, args: list[str]) -> list[str]:
+        """`ptxlint -q rules` is `ptxlint rules -q`: options may come before the subcommand."""
+        position = self._first_positional(args)
+        if 0 < position < len(args) and args[position] in self.commands:
+            return [args[position], *args[:position], *args[position + 1 :]]
+        return args
+
+    def _reject_mistyped_command(self, args: list[str]) -> None:
+        """`ptxlint rulez` is a mistyped subcommand, not a missing file, when no such file exists
+        and the word is close to a subcommand's name."""
+        position = self._first_positional(args)
+        if position >= len(args):
+            return
+        word = args[position]
+        if os.path.lexists(word) or any(character in word for character in "./\\"):
+            return
+        import difflib  # only for a word that is neither a file nor a subcommand
+
+        close = difflib.get_close_matches(word, [name for name in self.commands if name != "check"], n=1, cutoff=0.6)
+        if close:
+            _fail(f"unknown command `{word}` (did you mean `ptxlint {close[0]}`?)")
 
 
 @click.group(cls=_DefaultToCheck, context_settings={"help_option_names": ["-h", "--help"]})
@@ -151,7 +187,10 @@ def _config_options(command):  # type: ignore[no-untyped-def]
 @click.option("--baseline", "baseline_file", metavar="FILE", help="Hide the findings recorded in FILE.")
 @click.option("--write-baseline", metavar="FILE", help="Record every current finding in FILE and exit 0.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Lint in this many processes.")
-@click.option("--statistics", is_flag=True, help="Print how often each rule fired instead of the findings.")
+@click.option(
+    "--statistics", is_flag=True,
+    help="Print how often each rule fired instead of the findings (a JSON list with --output-format json).",
+)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary, no progress bar.")
 @click.option(
@@ -276,7 +315,10 @@ def _lint_inputs(
         if timings:
             settings = dataclasses.replace(settings, timings=True)
         if not needs_front_end(path):
-            slots.append((len(work), from_triton_cache(path)))
+            in_triton_cache = from_triton_cache(path)
+            if in_triton_cache:
+                _warn_if_stale_triton_source(path)
+            slots.append((len(work), in_triton_cache))
             work.append((path, settings))
             continue
         options = CompileOptions(
@@ -303,6 +345,15 @@ def _lint_inputs(
         else dataclasses.replace(linted[slot[0]], map_to_source=True) if slot[1] else linted[slot[0]]
         for slot in slots
     ]
+
+
+def _warn_if_stale_triton_source(path: str) -> None:
+    from ptxlint.frontends.triton_cache import stale_source_warning
+    from ptxlint.render.text import printable
+
+    warning = stale_source_warning(path)
+    if warning is not None:
+        click.echo(f"ptxlint: warning: {printable(path)}: {printable(warning)}", err=True)
 
 
 def _print_timings(results: list[FileResult]) -> None:
@@ -379,7 +430,10 @@ def _emit(report: Report, output_format: str, stream: TextIO, color: str, statis
     if statistics:
         from ptxlint.render import statistics as statistics_format
 
-        statistics_format.render(report, stream)
+        if output_format == "json":
+            statistics_format.render_json(report, stream)
+        else:
+            statistics_format.render(report, stream)
         return
     if output_format == "full":
         from ptxlint.render import summary
@@ -521,39 +575,99 @@ def _read_or_fail(path: str) -> SourceFile:
         _fail(f"{path}: {getattr(error, 'strerror', None) or error}")
 
 
+def _quiet_option(command):  # type: ignore[no-untyped-def]
+    """`-q` is accepted by every subcommand, so that `ptxlint -q rules` works as `ptxlint -q x.ptx`."""
+    return click.option("-q", "--quiet", is_flag=True, help="Print only what was asked for.")(command)
+
+
+def _listing_format_option(command):  # type: ignore[no-untyped-def]
+    return click.option(
+        "--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+        help="A table for people, or JSON for scripts and editors.",
+    )(command)
+
+
 @main.command("rules")
 @_config_options
+@_listing_format_option
+@_quiet_option
 def list_rules(
-    isolated: bool, config_file: str | None, select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...]
+    isolated: bool, config_file: str | None, select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...],
+    output_format: str, quiet: bool,
 ) -> None:
     """List every rule: code, name, default severity, enabled here (under the configuration that
     governs the current directory), summary."""
     from ptxlint.rules import ALL_RULES
 
     config = _resolver(config_file, isolated, select, extend_select, ignore).for_path("-")
+    if output_format == "json":
+        import json
+
+        listing = [
+            {**_rule_fields(rule), "severity": config.severity.get(rule.code, rule.severity).value,
+             "enabled": rule.code in config.codes}
+            for rule in ALL_RULES
+        ]
+        click.echo(json.dumps(listing, indent=2))
+        return
     width = max(len(rule.name) for rule in ALL_RULES)
-    click.echo(f"{'CODE':<7} {'NAME':<{width}}  {'SEVERITY':<8}  {'ENABLED':<7}  TITLE")
+    if not quiet:
+        click.echo(f"{'CODE':<7} {'NAME':<{width}}  {'SEVERITY':<8}  {'ENABLED':<7}  TITLE")
     for rule in ALL_RULES:
         severity = config.severity.get(rule.code, rule.severity).value
         enabled = "yes" if rule.code in config.codes else "no"
         click.echo(f"{rule.code:<7} {rule.name:<{width}}  {severity:<8}  {enabled:<7}  {rule.summary}")
 
 
-@main.command("rule")
-@click.argument("code")
-def show_rule(code: str) -> None:
-    """Explain one rule (by code or name)."""
-    from ptxlint.rules import RULES_BY_CODE, RULES_BY_NAME
+def _rule_fields(rule: Any) -> dict[str, Any]:
+    """A rule as JSON (`ptxlint rules` and `ptxlint rule` share the keys)."""
+    return {
+        "code": rule.code, "name": rule.name, "summary": rule.summary, "severity": rule.severity.value,
+        "enabled_by_default": rule.enabled_by_default,
+    }
 
-    rule = RULES_BY_CODE.get(code.upper()) or RULES_BY_NAME.get(code)
-    if rule is None:
-        _fail(f"unknown rule `{code}`; `ptxlint rules` lists them")
+
+@main.command("rule")
+@click.argument("code", required=False)
+@click.option("--all", "every", is_flag=True, help="Explain every rule.")
+@_listing_format_option
+@_quiet_option
+def show_rule(code: str | None, every: bool, output_format: str, quiet: bool) -> None:
+    """Explain one rule (by code or name), or every rule with --all."""
+    from ptxlint.rules import ALL_RULES, RULES_BY_CODE, RULES_BY_NAME
+
+    if every == (code is not None):
+        _fail("give one rule (`ptxlint rule PTX101`) or --all")
+    if every:
+        rules = list(ALL_RULES)
+    else:
+        found = RULES_BY_CODE.get(code.upper()) or RULES_BY_NAME.get(code)  # type: ignore[union-attr]
+        if found is None:
+            _fail(f"unknown rule `{code}`; `ptxlint rules` lists them")
+        rules = [found]
+    if output_format == "json":
+        import json
+
+        documents = [{**_rule_fields(rule), "explanation": rule.docs} for rule in rules]
+        click.echo(json.dumps(documents if every else documents[0], indent=2))
+        return
     from rich.console import Console
     from rich.markdown import Markdown
 
-    state = "on by default" if rule.enabled_by_default else "off by default (enable with --extend-select)"
-    header = f"# {rule.code} `{rule.name}`\n\n{rule.summary}. Severity **{rule.severity.value}**, {state}.\n\n"
-    Console().print(Markdown(header + rule.docs))
+    def header(rule: Any) -> str:
+        state = "on by default" if rule.enabled_by_default else "off by default (enable with --extend-select)"
+        return f"# {rule.code} `{rule.name}`\n\n{rule.summary}. Severity **{rule.severity.value}**, {state}.\n\n"
+
+    text = "\n\n".join(header(rule) + rule.docs for rule in rules)
+    if sys.stdout.isatty():
+        Console().print(Markdown(text))
+        return
+    # rich pads every line of Markdown to the console's width; piped, that is trailing spaces.
+    console = Console()
+    with console.capture() as captured:
+        console.print(Markdown(text))
+    for line in captured.get().splitlines():
+        click.echo(line.rstrip())
 
 
 def _fail(message: str) -> NoReturn:

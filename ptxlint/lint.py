@@ -8,6 +8,7 @@ import contextlib
 import dataclasses
 import gc
 import os
+import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,7 +109,11 @@ def read_source(path: str, max_file_size: int = DEFAULT_MAX_FILE_SIZE) -> Source
         data = sys.stdin.buffer.read(max_file_size + 1)
         display = "<stdin>"
     else:
-        size = os.path.getsize(path)
+        status = os.stat(path)
+        if not stat.S_ISREG(status.st_mode):
+            # Opening a FIFO or a terminal would wait for a writer that may never come.
+            raise ValueError(f"not a regular file ({_file_kind(status.st_mode)}); to lint a stream, pipe it to `ptxlint -`")
+        size = status.st_size
         if size > max_file_size:
             raise ValueError(f"file is {size:,} bytes, over the {max_file_size:,}-byte limit (--max-file-size)")
         with open(path, "rb") as handle:
@@ -119,6 +124,14 @@ def read_source(path: str, max_file_size: int = DEFAULT_MAX_FILE_SIZE) -> Source
     if b"\0" in data[:_BINARY_PROBE]:
         raise ValueError("binary file (it contains NUL bytes), not PTX text")
     return SourceFile.from_bytes(display, data)
+
+
+def _file_kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory")):
+        if test(mode):
+            return kind
+    return "a special file"
 
 
 def lint_source(source: SourceFile, settings: LintSettings) -> list[Diagnostic]:

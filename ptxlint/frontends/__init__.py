@@ -70,6 +70,10 @@ def needs_front_end(path: str) -> bool:
         return False
     if path.endswith(CUDA_SUFFIXES + CUDA_HEADER_SUFFIXES):
         return True
+    import os
+
+    if not os.path.isfile(path):
+        return False  # a FIFO or device would block the read below; the reader reports it
     try:
         with open(path, "rb") as handle:
             head = handle.read(_HEAD)
