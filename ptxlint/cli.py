@@ -95,6 +95,8 @@ def main() -> None:
     ptxlint libkernels.so              lint the PTX embedded in a binary
     ptxlint rules                      list the rules
     ptxlint rule PTX101                explain one rule
+    ptxlint server                     the language server, for editors
+    ptxlint clean                      empty the results and nvcc caches
     ptxlint dump ir kernel.ptx         show the intermediate representation
     ptxlint dump uniformity kernel.ptx show which values are warp-uniform (any pass: `ptxlint dump`)
     """
@@ -218,6 +220,17 @@ def _config_options(command):  # type: ignore[no-untyped-def]
     help="Also stop each file's analysis after this many seconds (0: off; default: `time-budget` in the "
     "configuration, else off; findings then depend on the machine's load).",
 )
+@click.option(
+    "--stdin-filename", metavar="PATH",
+    help="Read the file from standard input and lint it as PATH: PATH's configuration and per-file ignores "
+    "apply, findings are reported under PATH (for editors; `.cu` text is compiled as PATH would be).",
+)
+@click.option("--watch", is_flag=True, help="Lint again whenever an input or its configuration changes (polling).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the results and nvcc caches (`ptxlint clean` empties them).")
+@click.option(
+    "--cache-dir", metavar="DIR",
+    help="Keep the caches here (default: $PTXLINT_CACHE_DIR, else ~/.cache/ptxlint).",
+)
 def check(
     paths: tuple[str, ...],
     output_format: str,
@@ -243,6 +256,10 @@ def check(
     max_file_size: int,
     max_analysis_steps: int | None,
     time_budget: float | None,
+    stdin_filename: str | None,
+    watch: bool,
+    no_cache: bool,
+    cache_dir: str | None,
 ) -> None:
     """Lint PTX files, CUDA C++ files (compiled with nvcc) and the PTX inside binaries.
 
@@ -251,6 +268,19 @@ def check(
     from ptxlint.render import Report
     from ptxlint.rules import ALL_RULES
 
+    if stdin_filename is not None:
+        if paths not in ((), ("-",)):
+            raise click.UsageError("--stdin-filename lints standard input: give no other path (or -)")
+        if watch:
+            raise click.UsageError("--watch needs files to watch, not standard input")
+        paths = ("-",)
+    if watch:
+        if write_baseline:
+            raise click.UsageError("--watch and --write-baseline do not go together")
+        from ptxlint.watch import watch as watch_inputs
+
+        watch_inputs(paths, config_file, isolated, lambda: click.get_current_context().invoke(check, **{
+            **click.get_current_context().params, "watch": False}), quiet)
     if not paths:
         raise click.UsageError("no input: give one or more PTX, CUDA or binary files, directories, or - for stdin")
     resolver = _resolver(config_file, isolated, select, extend_select, ignore)
@@ -263,7 +293,7 @@ def check(
     started = time.perf_counter()
     results = _lint_inputs(
         files, resolver, max_file_size, time_budget, jobs, quiet, architectures, compiler_flags, compile_commands,
-        timings, max_analysis_steps,
+        timings, max_analysis_steps, stdin_filename=stdin_filename, cache_dir=None if no_cache else _cache_dir(cache_dir),
     )
     elapsed = time.perf_counter() - started
     if write_baseline:
@@ -296,6 +326,8 @@ def _lint_inputs(
     compile_commands: str | None,
     timings: bool = False,
     max_analysis_steps: int | None = None,
+    stdin_filename: str | None = None,
+    cache_dir: str | None = None,
 ) -> list[FileResult]:
     """Turn every input into PTX (compiling `.cu` files, extracting binaries' PTX), lint it, and
     return one result per PTX module in input order. A front end that fails (nvcc reports an
@@ -311,10 +343,22 @@ def _lint_inputs(
     work: list[tuple[str | SourceFile, LintSettings]] = []
     slots: list[FileResult | tuple[int, bool]] = []  # a failure, or (position in work, map to source)
     for path in files:
-        settings = _settings_for(resolver, path, max_file_size, time_budget, max_analysis_steps)
+        buffer_of = stdin_filename if path == "-" and stdin_filename else None  # `--stdin-filename`
+        settings = _settings_for(resolver, buffer_of or path, max_file_size, time_budget, max_analysis_steps)
         if timings:
             settings = dataclasses.replace(settings, timings=True)
-        if not needs_front_end(path):
+        if cache_dir is not None:
+            settings = dataclasses.replace(settings, cache_dir=cache_dir)
+        if buffer_of is not None:
+            buffered = _stdin_buffer(buffer_of, max_file_size)
+            if isinstance(buffered, FileResult):
+                slots.append(buffered)
+                continue
+            if not buffer_of.endswith(".cu"):
+                slots.append((len(work), False))
+                work.append((buffered, settings))
+                continue
+        if buffer_of is None and not needs_front_end(path):
             in_triton_cache = from_triton_cache(path)
             if in_triton_cache:
                 _warn_if_stale_triton_source(path)
@@ -322,14 +366,15 @@ def _lint_inputs(
             work.append((path, settings))
             continue
         options = CompileOptions(
-            architectures or resolver.for_path(path).cuda_arch, tuple(compiler_flags), compile_commands
+            architectures or resolver.for_path(buffer_of or path).cuda_arch, tuple(compiler_flags), compile_commands,
+            cache_dir,
         )
         try:
-            modules = modules_of(path, options)
+            modules = modules_of(buffer_of or path, options, buffered.data if buffer_of is not None else None)
         except FrontEndError as error:
             if error.output:
                 click.echo(error.output.rstrip("\n"), err=True)
-            slots.append(FileResult(path, error=str(error)))
+            slots.append(FileResult(buffer_of or path, error=str(error)))
             continue
         for module in modules:
             slots.append((len(work), module.map_to_source))
@@ -345,6 +390,30 @@ def _lint_inputs(
         else dataclasses.replace(linted[slot[0]], map_to_source=True) if slot[1] else linted[slot[0]]
         for slot in slots
     ]
+
+
+def _stdin_buffer(path: str, max_file_size: int) -> SourceFile | FileResult:
+    """Standard input, named ``path`` (`--stdin-filename`), or the error result of reading it."""
+    from ptxlint.diagnostics import FileResult
+    from ptxlint.lint import STDIN, read_source
+    from ptxlint.source import SourceFile
+
+    try:
+        data = read_source(STDIN, max_file_size).data
+    except (OSError, ValueError) as error:
+        return FileResult(path, error=getattr(error, "strerror", None) or str(error))
+    if path.endswith(".py"):
+        return FileResult(path, error="a Python file is linted through the PTX Triton compiled from it (lint its cache)")
+    return SourceFile.from_bytes(path, data)
+
+
+def _cache_dir(option: str | None) -> str:
+    """Where the caches are: `--cache-dir`, else ptxlint.cache's default (read only when used)."""
+    if option is not None:
+        return option
+    from ptxlint.cache import cache_root
+
+    return str(cache_root())
 
 
 def _warn_if_stale_triton_source(path: str) -> None:
@@ -668,6 +737,35 @@ def show_rule(code: str | None, every: bool, output_format: str, quiet: bool) ->
         console.print(Markdown(text))
     for line in captured.get().splitlines():
         click.echo(line.rstrip())
+
+
+@main.command("server")
+@_quiet_option
+def language_server(quiet: bool) -> None:
+    """Run the language server on standard input and output (for editors; needs the `lsp` extra)."""
+    try:
+        from ptxlint.server import serve
+    except ImportError as error:
+        _fail(f"the language server needs pygls and lsprotocol: pip install 'ptxlint[lsp]' ({error})")
+    _start_up_finished()
+    serve()
+
+
+@main.command("clean")
+@click.option("--cache-dir", metavar="DIR", help="The caches' folder (default: $PTXLINT_CACHE_DIR, else ~/.cache/ptxlint).")
+@_quiet_option
+def clean(cache_dir: str | None, quiet: bool) -> None:
+    """Empty the results and nvcc caches (nothing else under the cache folder)."""
+    from pathlib import Path
+
+    from ptxlint import cache
+
+    removed = cache.clean(Path(_cache_dir(cache_dir)))
+    if not quiet:
+        for folder in removed:
+            click.echo(f"ptxlint: removed {folder}", err=True)
+        if not removed:
+            click.echo("ptxlint: no cache to remove", err=True)
 
 
 def _fail(message: str) -> NoReturn:

@@ -41,6 +41,7 @@ class LintSettings:
     time_budget: float | None = None  # seconds per file, 0 off; None: options.time_budget
     timings: bool = False  # measure CPU time per stage (`--timings`)
     max_analysis_steps: int | None = None  # steps per file, 0 unlimited; None: options.max_analysis_steps
+    cache_dir: str | None = None  # where results are cached (ptxlint/cache.py); None: not cached
 
     @property
     def seconds(self) -> float:
@@ -239,7 +240,22 @@ def lint_path(path: str | SourceFile, settings: LintSettings, on_stage: Callable
             reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
             display = "<stdin>" if path == STDIN else path
             return FileResult(display, error=reason)
+    entry = _cache_entry(source, settings)
+    if entry is not None:
+        from ptxlint.cache import decode_analysis, results_store
+
+        cached = decode_analysis(results_store(Path(settings.cache_dir)).load(entry))  # type: ignore[arg-type]
+        if cached is not None:
+            return _result(source, cached)
     analysis = analyse(source, settings, on_stage)
+    if entry is not None and not analysis.crashes:
+        from ptxlint.cache import encode_analysis, results_store
+
+        results_store(Path(settings.cache_dir)).store(entry, encode_analysis(analysis))  # type: ignore[arg-type]
+    return _result(source, analysis)
+
+
+def _result(source: SourceFile, analysis: Analysis) -> FileResult:
     error = "; ".join(analysis.crashes) or None
     if analysis.notice is not None:
         return PartiallyAnalysedResult(
@@ -249,6 +265,21 @@ def lint_path(path: str | SourceFile, settings: LintSettings, on_stage: Callable
     return FileResult(
         source.path, tuple(analysis.diagnostics), source, error=error, suppressed=analysis.suppressed,
         timings=analysis.timings,
+    )
+
+
+def _cache_entry(source: SourceFile, settings: LintSettings) -> str | None:
+    """The results cache's key for linting ``source`` under ``settings`` (ptxlint/cache.py), or
+    None when this run is not cached: no cache asked for, a wall-clock budget (the findings would
+    depend on the machine's load), or `--timings` (it measures the analysis itself)."""
+    if settings.cache_dir is None or settings.seconds or settings.timings:
+        return None
+    from ptxlint import cache
+
+    severity = ",".join(f"{code}={level.value}" for code, level in sorted(settings.severity.items()))
+    return cache.key(
+        "results", cache.code_digest(), source.data, ",".join(rule.code for rule in settings.rules),
+        repr(settings.options), severity, str(settings.steps),
     )
 
 

@@ -124,3 +124,22 @@ def test_stale_triton_cache_entry_is_warned_about(files: Path) -> None:
     os.utime(python_file, (past, past))
     stale = invoke("--output-format", "concise", str(ptx)).stderr
     assert "no longer defines `k` at line 3" in stale and "have moved" in stale
+
+
+def test_stdin_filename_applies_the_configuration_of_its_path(files: Path) -> None:
+    (files / "generated").mkdir()
+    (files / "generated" / "ptxlint.toml").write_text(
+        '[per-file-ignores]\n"skip_*.ptx" = ["PTX001"]\n[severity]\nPTX001 = "warning"\n'
+    )
+
+    def lint_buffer(path: str, *more: str):  # type: ignore[no-untyped-def]
+        return CliRunner().invoke(main, ["--output-format", "concise", "--stdin-filename", path, *more], input=BROKEN)
+
+    reported = lint_buffer("generated/k.ptx")
+    assert reported.exit_code == 1 and reported.stdout == "generated/k.ptx:7:14: warning: PTX001 cannot parse `%tid.x`\n"
+    assert lint_buffer("generated/skip_k.ptx").stdout == "" and lint_buffer("generated/skip_k.ptx").exit_code == 0
+    assert lint_buffer("elsewhere/k.ptx").stdout.startswith("elsewhere/k.ptx:7:14: error: PTX001")
+    assert lint_buffer("k.ptx", "-").exit_code == 1  # `-` may be given, as with ruff
+    assert lint_buffer("k.ptx", "broken.ptx").exit_code == 2  # but no other path
+    python = lint_buffer("kernel.py")
+    assert python.exit_code == 2 and "kernel.py: error: a Python file is linted through" in python.stdout

@@ -44,6 +44,7 @@ class CompileOptions:
     architectures: tuple[str, ...]
     flags: tuple[str, ...] = ()
     compile_commands: str | None = None  # a compile_commands.json, or the folder holding it
+    cache_dir: str | None = None  # reuse nvcc's PTX of an identical compile (ptxlint/cache.py)
 
 
 # What each front end takes. Recognising an input must not import the front ends themselves
@@ -82,11 +83,14 @@ def needs_front_end(path: str) -> bool:
     return is_binary(path, head)
 
 
-def modules_of(path: str, options: CompileOptions) -> list[Module]:
-    """The PTX modules of a CUDA C++ file or a binary. Raises :class:`FrontEndError`."""
+def modules_of(path: str, options: CompileOptions, contents: bytes | None = None) -> list[Module]:
+    """The PTX modules of a CUDA C++ file or a binary (``contents``: a `.cu` file's text, given
+    instead of read from ``path``, as an editor holds it). Raises :class:`FrontEndError`."""
     from ptxlint.frontends import binaries, cuda
 
     if not path.endswith(CUDA_SUFFIXES + CUDA_HEADER_SUFFIXES):
+        if contents is not None:
+            raise FrontEndError("a binary is read from its file, not from standard input")
         return binaries.extract_ptx(path)
     flags, directory = options.flags, None
     if options.compile_commands is not None:
@@ -94,7 +98,7 @@ def modules_of(path: str, options: CompileOptions) -> list[Module]:
         if command is None:
             raise FrontEndError(f"not in the compilation database {options.compile_commands}")
         flags, directory = command.flags + options.flags, command.directory
-    return cuda.compile_to_ptx(path, options.architectures, flags, directory)
+    return cuda.compile_to_ptx(path, options.architectures, flags, directory, contents, options.cache_dir)
 
 
 def from_triton_cache(path: str) -> bool:
