@@ -7,7 +7,8 @@ checkout still gets a cache. `ptxlint clean` removes the two folders below and n
 test corpora share the parent folder).
 
 - `results/`: what linting one PTX text produced. Key: ptxlint's version and a digest of its own
-  code (a development checkout changes rules without changing the version), the file's bytes and
+  files (names, sizes, modification times: a development checkout changes rules without changing
+  the version), the file's bytes and
   the settings that shape the analysis (the rules in order, after selection and per-file
   ignores; the analysis options; severity overrides; the step limit). The path is not in the key:
   nothing the analysis computes depends on it, and the result is reported under the path it is
@@ -59,9 +60,10 @@ def cache_root() -> Path:
 
 
 def code_digest() -> str:
-    """A digest of ptxlint's own code (every `.py` file and native extension of the package), so
-    that a changed rule never reads results its previous version cached. Reads about 3 MB once
-    per process."""
+    """A digest of ptxlint's own code (the name, size and modification time of every `.py` file
+    and native extension of the package), so that a changed rule never reads results its previous
+    version cached, while a release's version alone would not change. Stat calls only: start-up
+    counts for the small files a pre-commit hook lints."""
     global _code_digest
     if _code_digest is None:
         digest = hashlib.blake2b(__version__.encode(), digest_size=16)
@@ -71,9 +73,8 @@ def code_digest() -> str:
             for name in sorted(files):
                 if name.endswith((".py", ".so", ".pyd")):
                     path = os.path.join(folder, name)
-                    digest.update(os.path.relpath(path, package).encode() + b"\0")
-                    with open(path, "rb") as handle:
-                        digest.update(hashlib.blake2b(handle.read(), digest_size=16).digest())
+                    status = os.stat(path)
+                    digest.update(f"{os.path.relpath(path, package)}\0{status.st_size}\0{status.st_mtime_ns}\0".encode())
         _code_digest = digest.hexdigest()
     return _code_digest
 
