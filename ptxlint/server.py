@@ -135,16 +135,19 @@ def _hover(ls: PtxlintServer, params: types.HoverParams) -> types.Hover | None:
 
 def _lint_and_publish(ls: PtxlintServer, uri: str) -> None:
     document = ls.workspace.get_text_document(uri)
-    path = document.path
-    published = lint_document(path, document.source.encode("utf-8", "surrogateescape"))
+    # An unsaved, unnamed buffer (`untitled:`) has no path: it is PTX under the working
+    # directory's configuration.
+    path = document.path if uri.startswith("file:") else uri
+    published = lint_document(path, document.source.encode("utf-8", "surrogateescape"), uri)
     ls.published[uri] = published
     ls.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(uri=uri, diagnostics=[item.diagnostic for item in published], version=document.version)
     )
 
 
-def lint_document(path: str, text: bytes) -> list[Published]:
-    """The diagnostics of a document at ``path`` whose text is ``text``."""
+def lint_document(path: str, text: bytes, uri: str | None = None) -> list[Published]:
+    """The diagnostics of a document at ``path`` (known to the editor as ``uri``) whose text is
+    ``text``."""
     from ptxlint.config import CommandLineSelection, ConfigError, ConfigResolver
 
     try:
@@ -157,25 +160,26 @@ def lint_document(path: str, text: bytes) -> list[Published]:
     settings = LintSettings(
         rules=config.rules_for(path), options=config.options, severity=config.severity, cache_dir=str(cache_root())
     )
+    uri = uri or Path(path).resolve().as_uri()
     if path.endswith(".cu"):
-        return _lint_cuda(path, text, settings, config.cuda_arch)
+        return _lint_cuda(path, text, settings, config.cuda_arch, uri)
     if path.endswith(".py"):
-        return _lint_triton_kernels(path, settings)
-    return _lint_ptx(path, text, settings)
+        return _lint_triton_kernels(path, text, settings, uri)
+    return _lint_ptx(path, text, settings, uri)
 
 
-def _lint_ptx(path: str, text: bytes, settings: object) -> list[Published]:
+def _lint_ptx(path: str, text: bytes, settings: object, uri: str) -> list[Published]:
     from ptxlint.lint import lint_path
 
     if b"\0" in text[:8192]:
         return [_message("binary file, not PTX text", types.DiagnosticSeverity.Error)]
     source = SourceFile.from_bytes(path, text)
     result = lint_path(source, settings)  # type: ignore[arg-type]
-    published = [_from_ptx(finding, source, path) for finding in result.diagnostics]
+    published = [_from_ptx(finding, source, uri) for finding in result.diagnostics]
     return published + _result_messages(result)
 
 
-def _lint_cuda(path: str, text: bytes, settings: object, architectures: tuple[str, ...]) -> list[Published]:
+def _lint_cuda(path: str, text: bytes, settings: object, architectures: tuple[str, ...], uri: str) -> list[Published]:
     import dataclasses
 
     from ptxlint.frontends import CompileOptions, FrontEndError, modules_of
@@ -191,20 +195,20 @@ def _lint_cuda(path: str, text: bytes, settings: object, architectures: tuple[st
     for module in modules:
         result = dataclasses.replace(lint_path(module.source, settings), map_to_source=True)  # type: ignore[arg-type]
         for finding in result.diagnostics:
-            item = _from_mapped(finding, module.source, path, lines)
+            item = _from_mapped(finding, module.source, path, uri, lines)
             published.setdefault((item.diagnostic.range.start.line, finding.code, finding.message), item)
         for item in _result_messages(result):
             published.setdefault((0, "", item.diagnostic.message), item)
     return list(published.values())
 
 
-def _lint_triton_kernels(path: str, settings: object) -> list[Published]:
+def _lint_triton_kernels(path: str, text: bytes, settings: object, uri: str) -> list[Published]:
     """The findings of every kernel in Triton's cache compiled from ``path``, at its lines."""
     from ptxlint.frontends.triton_cache import stale_source_warning
     from ptxlint.lint import lint_path
 
     wanted = os.path.realpath(path)
-    lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines() if os.path.isfile(path) else []
+    lines = text.decode("utf-8", "replace").splitlines()
     published: list[Published] = []
     for ptx in _triton_entries_of(wanted):
         warning = stale_source_warning(str(ptx))
@@ -214,7 +218,7 @@ def _lint_triton_kernels(path: str, settings: object) -> list[Published]:
         result = lint_path(str(ptx), settings)  # type: ignore[arg-type]
         for finding in result.diagnostics:
             if finding.origin and os.path.realpath(finding.origin[0].path) == wanted:
-                published.append(_from_mapped(finding, result.source, path, lines))  # type: ignore[arg-type]
+                published.append(_from_mapped(finding, result.source, path, uri, lines))  # type: ignore[arg-type]
     return published
 
 
@@ -258,8 +262,7 @@ def _line_range(lines: list[str], line: int, column: int) -> types.Range:
     return types.Range(start=types.Position(line=max(line - 1, 0), character=start), end=types.Position(line=max(line - 1, 0), character=max(end, start)))
 
 
-def _from_ptx(finding: Diagnostic, source: SourceFile, path: str) -> Published:
-    uri = Path(path).resolve().as_uri()
+def _from_ptx(finding: Diagnostic, source: SourceFile, uri: str) -> Published:
     primary = _span_range(source, finding.span)
     related = [
         types.DiagnosticRelatedInformation(location=types.Location(uri=uri, range=_span_range(source, label.span)), message=label.message)
@@ -269,10 +272,9 @@ def _from_ptx(finding: Diagnostic, source: SourceFile, path: str) -> Published:
     return Published(_diagnostic(finding, primary, related), finding)
 
 
-def _from_mapped(finding: Diagnostic, source: SourceFile, path: str, lines: list[str]) -> Published:
+def _from_mapped(finding: Diagnostic, source: SourceFile, path: str, uri: str, lines: list[str]) -> Published:
     """A finding in PTX compiled from the document, at the document line its `.loc` names (or the
     first line, naming the file, when it came from a header)."""
-    uri = Path(path).resolve().as_uri()
     frame = finding.origin[0] if finding.origin else None
     here = frame is not None and os.path.realpath(frame.path) == os.path.realpath(path)
     primary = _line_range(lines, frame.line, frame.column) if here else _line_range(lines, 1, 0)  # type: ignore[union-attr]

@@ -193,3 +193,15 @@ def test_triton_python_file_shows_its_cached_kernels(tmp_path: Path) -> None:
         assert await editor.stop() == 0
 
     asyncio.run(session())
+
+
+def test_unnamed_buffer_is_linted_as_ptx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ptxlint.server import lint_document
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PTXLINT_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "ptxlint.toml").write_text("")
+    published = lint_document("untitled:Untitled-1", EXAMPLE_PTX.encode(), "untitled:Untitled-1")
+    codes = [item.diagnostic.code for item in published]
+    assert "PTX101" in codes
+    assert all(info.location.uri == "untitled:Untitled-1" for item in published for info in item.diagnostic.related_information or ())
