@@ -279,8 +279,8 @@ def check(
             raise click.UsageError("--watch and --write-baseline do not go together")
         from ptxlint.watch import watch as watch_inputs
 
-        watch_inputs(paths, config_file, isolated, lambda: click.get_current_context().invoke(check, **{
-            **click.get_current_context().params, "watch": False}), quiet)
+        context = click.get_current_context()
+        watch_inputs(paths, config_file, isolated, lambda: context.invoke(check, **{**context.params, "watch": False}), quiet)
     if not paths:
         raise click.UsageError("no input: give one or more PTX, CUDA or binary files, directories, or - for stdin")
     resolver = _resolver(config_file, isolated, select, extend_select, ignore)
