@@ -166,6 +166,18 @@ def _config_options(command):  # type: ignore[no-untyped-def]
     return command
 
 
+def _quiet_option(command):  # type: ignore[no-untyped-def]
+    """`-q` is accepted by every subcommand, so that `ptxlint -q rules` works as `ptxlint -q x.ptx` does."""
+    return click.option("-q", "--quiet", is_flag=True, help="Print only what was asked for.")(command)
+
+
+def _listing_format_option(command):  # type: ignore[no-untyped-def]
+    return click.option(
+        "--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+        help="A table for people, or JSON for scripts and editors.",
+    )(command)
+
+
 @main.command()
 @click.argument("paths", nargs=-1)
 @click.option("--output-format", type=click.Choice(_FORMATS), default="full", show_default=True, help="How findings are printed.")
@@ -602,7 +614,8 @@ class _stages:
 @click.argument("what", required=False, metavar="PASS")
 @click.argument("path", required=False)
 @_config_options
-def dump(what: str | None, path: str | None, **configuration: Any) -> None:
+@_quiet_option
+def dump(what: str | None, path: str | None, quiet: bool, **configuration: Any) -> None:
     """Print what a pass computes for each instruction of PATH (`ir`: the intermediate
     representation). Without arguments, list the passes."""
     from ptxlint.passes import load, printable
@@ -642,18 +655,6 @@ def _read_or_fail(path: str) -> SourceFile:
         return read_source(path)
     except (OSError, ValueError) as error:
         _fail(f"{path}: {getattr(error, 'strerror', None) or error}")
-
-
-def _quiet_option(command):  # type: ignore[no-untyped-def]
-    """`-q` is accepted by every subcommand, so that `ptxlint -q rules` works as `ptxlint -q x.ptx`."""
-    return click.option("-q", "--quiet", is_flag=True, help="Print only what was asked for.")(command)
-
-
-def _listing_format_option(command):  # type: ignore[no-untyped-def]
-    return click.option(
-        "--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True,
-        help="A table for people, or JSON for scripts and editors.",
-    )(command)
 
 
 @main.command("rules")

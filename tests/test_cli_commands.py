@@ -39,6 +39,7 @@ def test_options_before_a_subcommand(files: Path) -> None:
     assert quiet.exit_code == 0, quiet.output
     assert not quiet.stdout.startswith("CODE") and quiet.stdout.startswith("PTX001")
     assert invoke("--isolated", "rules", "--output-format", "json").exit_code == 0
+    assert invoke("-q", "dump", "ir", "broken.ptx").stdout.startswith("module broken.ptx")
     # Options of `check` before a file still mean `check`.
     assert invoke("-q", "--output-format", "concise", "broken.ptx").stdout.startswith("broken.ptx:7:14:")
 
