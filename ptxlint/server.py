@@ -5,13 +5,15 @@ install them with the `lsp` extra. What it does:
 
 - **Diagnostics** when a document is opened and saved, from the editor's text (not the file on
   disk): `.ptx` is linted as it is; `.cu` is compiled with nvcc as the file would be (its folder
-  first on the include path, flags from the configuration's `cuda-arch`), findings at the `.cu`
-  lines, nvcc's own errors as diagnostics too; a Triton `.py` file shows the findings of the
+  first on the include path; its flags from the nearest `compile_commands.json` that lists it,
+  found as clangd finds one; architectures from the configuration's `cuda-arch`), findings at the
+  `.cu` lines, nvcc's own errors as diagnostics too; a Triton `.py` file shows the findings of the
   kernels Triton compiled from it, read from Triton's cache (`TRITON_CACHE_DIR`, else
   `~/.triton/cache`), unless an entry is stale (the file changed since: then a note says so).
   Labels, notes and help become related information. The configuration that governs the
   document's path applies (`ptxlint.toml` / `[tool.ptxlint]`, per-file ignores included), as on
-  the command line; the results and nvcc caches (ptxlint/cache.py) make saving an unchanged file
+  the command line, and saving a `ptxlint.toml` or `pyproject.toml` in the editor lints every
+  document again; the results and nvcc caches (ptxlint/cache.py) make saving an unchanged file
   cheap.
 - **Code actions** on a `.ptx` finding: suppress it on its line (`// ptxlint: ignore[CODE]`
   appended, or the code added to the line's existing suppression) or in the whole file
@@ -68,12 +70,23 @@ server = PtxlintServer()
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def _did_open(ls: PtxlintServer, params: types.DidOpenTextDocumentParams) -> None:
-    _lint_and_publish(ls, params.text_document.uri)
+    from ptxlint.config import CONFIG_NAMES
+
+    if params.text_document.uri.rsplit("/", 1)[-1] not in CONFIG_NAMES:
+        _lint_and_publish(ls, params.text_document.uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
 def _did_save(ls: PtxlintServer, params: types.DidSaveTextDocumentParams) -> None:
-    _lint_and_publish(ls, params.text_document.uri)
+    from ptxlint.config import CONFIG_NAMES
+
+    uri = params.text_document.uri
+    if uri.rsplit("/", 1)[-1] in CONFIG_NAMES:
+        # A configuration saved in the editor may govern every document linted so far.
+        for linted in list(ls.published):
+            _lint_and_publish(ls, linted)
+    if uri.endswith((".ptx", ".cu", ".py")) or uri in ls.published:
+        _lint_and_publish(ls, uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -186,8 +199,9 @@ def _lint_cuda(path: str, text: bytes, settings: object, architectures: tuple[st
     from ptxlint.lint import lint_path
 
     cache_dir = getattr(settings, "cache_dir", None)
+    database = _compilation_database(path)
     try:
-        modules = modules_of(path, CompileOptions(architectures, cache_dir=cache_dir), contents=text)
+        modules = modules_of(path, CompileOptions(architectures, (), database, cache_dir), contents=text)
     except FrontEndError as error:
         return _nvcc_messages(path, error)
     lines = text.decode("utf-8", "replace").splitlines()
@@ -200,6 +214,23 @@ def _lint_cuda(path: str, text: bytes, settings: object, architectures: tuple[st
         for item in _result_messages(result):
             published.setdefault((0, "", item.diagnostic.message), item)
     return list(published.values())
+
+
+def _compilation_database(path: str) -> str | None:
+    """The `compile_commands.json` with an entry for ``path``, looked for as clangd does: in the
+    file's folder and each one above it, and in a `build/` folder beside each."""
+    from ptxlint.frontends import FrontEndError
+    from ptxlint.frontends.cuda import find_compile_command
+
+    for folder in Path(path).resolve().parents:
+        for candidate in (folder / "compile_commands.json", folder / "build" / "compile_commands.json"):
+            if candidate.is_file():
+                try:
+                    if find_compile_command(str(candidate), path) is not None:
+                        return str(candidate)
+                except FrontEndError:
+                    continue  # unreadable: look further up
+    return None
 
 
 def _lint_triton_kernels(path: str, text: bytes, settings: object, uri: str) -> list[Published]:

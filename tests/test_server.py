@@ -5,6 +5,7 @@ save an edit, shut down."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 from pathlib import Path
@@ -141,6 +142,22 @@ def test_ptx_diagnostics_code_actions_hover(tmp_path: Path) -> None:
         _, ignored = await editor.open("generated/skip_kernel.ptx", EXAMPLE_PTX)
         assert "PTX101" not in [d.code for d in ignored]
 
+        # Saving a configuration in the editor lints the open documents again under it.
+        configuration = tmp_path / "generated" / "ptxlint.toml"
+        config_uri = configuration.as_uri()
+        editor.versions[config_uri] = 1
+        editor.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+            uri=config_uri, language_id="toml", version=1, text=configuration.read_text(),
+        )))
+        configuration.write_text('[severity]\nPTX101 = "note"\n')
+        editor.client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=config_uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=configuration.read_text())],
+        ))
+        editor.client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=config_uri)))
+        noted = await editor.published_for((tmp_path / "generated" / "kernel.ptx").as_uri())
+        assert [(d.code, d.severity) for d in noted if d.code == "PTX101"] == [("PTX101", types.DiagnosticSeverity.Information)]
+
         assert await editor.stop() == 0
 
     asyncio.run(session())
@@ -168,6 +185,19 @@ def test_cuda_buffer_is_compiled_and_mapped(tmp_path: Path) -> None:
         assert [(d.code, d.range.start.line) for d in diagnostics if d.code == "PTX101"] == [("PTX101", bug_line)]
         broken = await editor.edit_and_save(uri, text + "\nthis is not C++;\n")
         assert broken and broken[0].message.startswith("nvcc: ") and broken[0].range.start.line == len(text.splitlines()) + 1
+        # A project whose headers only its compilation database finds (clangd's places for it).
+        (tmp_path / "project" / "include").mkdir(parents=True)
+        (tmp_path / "project" / "include" / "shape.h").write_text("#define LIMIT 16\n")
+        (tmp_path / "project" / "build").mkdir()
+        (tmp_path / "project" / "build" / "compile_commands.json").write_text(json.dumps([{
+            "directory": str(tmp_path / "project"), "file": "src/k.cu",
+            "arguments": ["nvcc", "-I", "include", "-c", "src/k.cu", "-o", "k.o"],
+        }]))
+        (tmp_path / "project" / "src").mkdir()
+        project_text = '#include "shape.h"\n__global__ void k(int *out) {\n  if (threadIdx.x < LIMIT) __syncthreads();\n  out[0] = 1;\n}\n'
+        (tmp_path / "project" / "src" / "k.cu").write_text(project_text)
+        _, found = await editor.open("project/src/k.cu", project_text, "cuda")
+        assert [(d.code, d.range.start.line) for d in found] == [("PTX102", 2)]
         assert await editor.stop() == 0
 
     asyncio.run(session())
