@@ -235,3 +235,14 @@ def test_unnamed_buffer_is_linted_as_ptx(tmp_path: Path, monkeypatch: pytest.Mon
     codes = [item.diagnostic.code for item in published]
     assert "PTX101" in codes
     assert all(info.location.uri == "untitled:Untitled-1" for item in published for info in item.diagnostic.related_information or ())
+
+
+def test_server_without_pygls_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from ptxlint.cli import main
+
+    monkeypatch.delitem(sys.modules, "ptxlint.server", raising=False)
+    monkeypatch.setitem(sys.modules, "pygls.lsp.server", None)  # what an install without the extra gives
+    result = CliRunner().invoke(main, ["server"])
+    assert result.exit_code == 2 and "pip install 'ptxlint[lsp]'" in result.stderr
