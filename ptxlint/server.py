@@ -104,14 +104,18 @@ def _code_action(ls: PtxlintServer, params: types.CodeActionParams) -> list[type
         return []  # suppression comments are read in PTX
     lines = ls.workspace.get_text_document(uri).source.splitlines()
     actions: list[types.CodeAction] = []
+    offered: set[str] = set()  # two findings of one rule on one line get one action
     for published in ls.published.get(uri, []):
         if published.finding is None or not _overlaps(published.diagnostic.range, params.range):
             continue
         code, line = published.finding.code, published.diagnostic.range.start.line
-        for title, edit in (
-            (f"Suppress {code} on this line", _line_suppression(lines, line, code)),
-            (f"Suppress {code} in this file", _file_suppression(code)),
-        ):
+        choices = [(f"Suppress {code} in this file", _file_suppression(code))]
+        if code != "PTX002":  # only a file-wide comment silences an unused suppression
+            choices.insert(0, (f"Suppress {code} on line {line + 1}", _line_suppression(lines, line, code)))
+        for title, edit in choices:
+            if title in offered:
+                continue
+            offered.add(title)
             actions.append(types.CodeAction(
                 title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[published.diagnostic],
                 edit=types.WorkspaceEdit(changes={uri: [edit]}),

@@ -121,8 +121,14 @@ def test_ptx_diagnostics_code_actions_hover(tmp_path: Path) -> None:
             context=types.CodeActionContext(diagnostics=[divergent]),
         )), TIMEOUT)
         titles = [action.title for action in actions]
-        assert "Suppress PTX101 on this line" in titles and "Suppress PTX101 in this file" in titles
-        line_action = actions[titles.index("Suppress PTX101 on this line")]
+        line_title = f"Suppress PTX101 on line {divergent.range.start.line + 1}"
+        assert titles == [line_title, "Suppress PTX101 in this file"]
+        from ptxlint.server import lint_document
+
+        file_wide = _apply(EXAMPLE_PTX, actions[1].edit.changes[uri][0])
+        assert file_wide.startswith("// ptxlint: file-ignore[PTX101]\n")
+        assert "PTX101" not in [item.diagnostic.code for item in lint_document(str(tmp_path / "kernel.ptx"), file_wide.encode())]
+        line_action = actions[titles.index(line_title)]
         edit = line_action.edit.changes[uri][0]
         suppressed = _apply(EXAMPLE_PTX, edit)
         assert suppressed.splitlines()[divergent.range.start.line].endswith("// ptxlint: ignore[PTX101]")
