@@ -361,6 +361,7 @@ def _lint_inputs(
             settings = dataclasses.replace(settings, timings=True)
         if cache_dir is not None:
             settings = dataclasses.replace(settings, cache_dir=cache_dir)
+        contents = None  # the text of a `.cu` buffer, compiled as `buffer_of`
         if buffer_of is not None:
             buffered = _stdin_buffer(buffer_of, max_file_size)
             if isinstance(buffered, FileResult):
@@ -370,6 +371,7 @@ def _lint_inputs(
                 slots.append((len(work), False))
                 work.append((buffered, settings))
                 continue
+            contents = buffered.data
         if buffer_of is None and not needs_front_end(path):
             in_triton_cache = from_triton_cache(path)
             if in_triton_cache:
@@ -382,7 +384,7 @@ def _lint_inputs(
             cache_dir,
         )
         try:
-            modules = modules_of(buffer_of or path, options, buffered.data if buffer_of is not None else None)
+            modules = modules_of(buffer_of or path, options, contents)
         except FrontEndError as error:
             if error.output:
                 click.echo(error.output.rstrip("\n"), err=True)
@@ -708,10 +710,10 @@ def show_rule(code: str | None, every: bool, output_format: str, quiet: bool) ->
 
     if every == (code is not None):
         _fail("give one rule (`ptxlint rule PTX101`) or --all")
-    if every:
+    if code is None:
         rules = list(ALL_RULES)
     else:
-        found = RULES_BY_CODE.get(code.upper()) or RULES_BY_NAME.get(code)  # type: ignore[union-attr]
+        found = RULES_BY_CODE.get(code.upper()) or RULES_BY_NAME.get(code)
         if found is None:
             _fail(f"unknown rule `{code}`; `ptxlint rules` lists them")
         rules = [found]

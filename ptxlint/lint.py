@@ -12,7 +12,7 @@ import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
 from ptxlint import suppressions
 from ptxlint.context import Budget, BudgetExceeded, ModuleContext, Options
@@ -24,6 +24,9 @@ from ptxlint.rules.base import Rule
 from ptxlint.source import SourceFile
 from ptxlint.sourcemap import attach_origins
 from ptxlint.timings import Timings, measured
+
+if TYPE_CHECKING:
+    from ptxlint.cache import Store
 
 STDIN = "-"
 DEFAULT_MAX_FILE_SIZE = 256 * 1024 * 1024  # bytes; larger inputs are refused, not truncated
@@ -240,18 +243,17 @@ def lint_path(path: str | SourceFile, settings: LintSettings, on_stage: Callable
             reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
             display = "<stdin>" if path == STDIN else path
             return FileResult(display, error=reason)
-    entry = _cache_entry(source, settings)
-    if entry is not None:
-        from ptxlint.cache import decode_analysis, results_store
+    cached = _results_cache(source, settings)
+    if cached is not None:
+        from ptxlint.cache import decode_analysis, encode_analysis
 
-        cached = decode_analysis(results_store(Path(settings.cache_dir)).load(entry))  # type: ignore[arg-type]
-        if cached is not None:
-            return _result(source, cached)
+        store, key = cached
+        known = decode_analysis(store.load(key))
+        if known is not None:
+            return _result(source, known)
     analysis = analyse(source, settings, on_stage)
-    if entry is not None and not analysis.crashes:
-        from ptxlint.cache import encode_analysis, results_store
-
-        results_store(Path(settings.cache_dir)).store(entry, encode_analysis(analysis))  # type: ignore[arg-type]
+    if cached is not None and not analysis.crashes:
+        store.store(key, encode_analysis(analysis))
     return _result(source, analysis)
 
 
@@ -268,16 +270,17 @@ def _result(source: SourceFile, analysis: Analysis) -> FileResult:
     )
 
 
-def _cache_entry(source: SourceFile, settings: LintSettings) -> str | None:
-    """The results cache's key for linting ``source`` under ``settings`` (ptxlint/cache.py), or
-    None when this run is not cached: no cache asked for, a wall-clock budget (the findings would
-    depend on the machine's load), or `--timings` (it measures the analysis itself)."""
+def _results_cache(source: SourceFile, settings: LintSettings) -> tuple[Store, str] | None:
+    """Where the result of linting ``source`` under ``settings`` is cached, and its key
+    (ptxlint/cache.py), or None when this run is not cached: no cache asked for, a wall-clock
+    budget (the findings would depend on the machine's load), or `--timings` (it measures the
+    analysis itself)."""
     if settings.cache_dir is None or settings.seconds or settings.timings:
         return None
     from ptxlint import cache
 
     severity = ",".join(f"{code}={level.value}" for code, level in sorted(settings.severity.items()))
-    return cache.key(
+    return cache.results_store(Path(settings.cache_dir)), cache.key(
         "results", cache.code_digest(), source.data, ",".join(rule.code for rule in settings.rules),
         repr(settings.options), severity, str(settings.steps),
     )

@@ -152,7 +152,11 @@ def _cached_ptx(cache_dir: str | None, entry: str) -> bytes | None:
 
     from ptxlint import cache
 
-    stored = cache.nvcc_store(Path(cache_dir)).load(entry) if cache_dir else None  # type: ignore[arg-type]
+    if cache_dir is None:
+        return None
+    stored = cache.nvcc_store(Path(cache_dir)).load(entry)
+    if not isinstance(stored, dict):
+        return None
     try:
         ptx = stored["ptx"].encode("utf-8", "surrogateescape")
         dependencies = [(str(path), digest) for path, digest in stored["read"]]
