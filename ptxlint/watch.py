@@ -4,8 +4,8 @@ Changes are found by polling: every quarter second (`PTXLINT_WATCH_INTERVAL` sec
 modification time and inode of every watched file are compared with what they were when the last
 run started, so a change made while a run is under way starts the next one. Watched: the files
 named on the command line, every file below the folders named there, and each configuration file
-(`ptxlint.toml`, `pyproject.toml`, or `--config`) that could govern them, present or not. Headers a
-`.cu` file includes are not watched (save the `.cu` file, or name the folder holding them).
+(`ptxlint.toml`, `pyproject.toml`, or `--config`) that could govern them, present or not, and
+every header the last compile of a `.cu` input read (nvcc's `-MD` list).
 
 Polling needs no platform API and behaves the same everywhere; the time it takes to notice a
 change never decides what is analysed, only when.
@@ -35,7 +35,8 @@ def watch(
     watched = _watched_configuration(paths, config_file, isolated)
     try:
         while True:
-            before = snapshot(paths, watched)
+            headers = _headers_of(paths)
+            inputs_before, headers_before = snapshot(paths, watched), snapshot((), headers)
             if sys.stdout.isatty():
                 sys.stdout.write(_CLEAR_SCREEN)
             try:
@@ -43,9 +44,13 @@ def watch(
             except SystemExit:
                 pass  # the run's exit code: in watch mode, only the next run matters
             sys.stdout.flush()
+            if _headers_of(paths) != headers:
+                # The run compiled `.cu` files and learnt what they include: watch that from now.
+                headers = _headers_of(paths)
+                headers_before = snapshot((), headers)
             if not quiet:
                 print("ptxlint: watching for changes (Ctrl-C to stop)", file=sys.stderr, flush=True)
-            while snapshot(paths, watched) == before:
+            while snapshot(paths, watched) == inputs_before and snapshot((), headers) == headers_before:
                 time.sleep(interval)
             if not quiet:
                 print("ptxlint: change detected, linting again", file=sys.stderr, flush=True)
@@ -64,6 +69,16 @@ def snapshot(paths: Iterable[str], configuration: Iterable[str] = ()) -> Snapsho
         else:
             entries.append((path, _stat(path)))
     return tuple(entries)
+
+
+def _headers_of(paths: Iterable[str]) -> tuple[str, ...]:
+    """The files the last compile of each `.cu` input read (ptxlint/frontends/cuda.py)."""
+    sources = [os.path.abspath(path) for path in paths if path.endswith(".cu")]
+    if not sources:
+        return ()
+    from ptxlint.frontends.cuda import FILES_READ
+
+    return tuple(sorted({header for source in sources for header in FILES_READ.get(source, ())}))
 
 
 def _stat(path: str) -> tuple[int, int, int] | None:

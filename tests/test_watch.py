@@ -11,6 +11,9 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
+from ptxlint.frontends.toolkit import find_tool
 from ptxlint.watch import snapshot
 
 BROKEN = ".version 9.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r1 %tid.x;\n\tret;\n}\n"
@@ -65,6 +68,37 @@ def test_watch_lints_again_after_a_change(tmp_path: Path) -> None:
         (tmp_path / "ptxlint.toml").write_text('[severity]\nPTX001 = "warning"\n')
         fourth = output.until("watching for changes")
         assert "k.ptx:7:14: warning: PTX001 cannot parse `%tid.x`" in fourth
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=60) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def _watch(tmp_path: Path, *arguments: str) -> subprocess.Popen[str]:
+    environment = {**os.environ, "PTXLINT_WATCH_INTERVAL": "0.05", "PTXLINT_CACHE_DIR": str(tmp_path / "cache")}
+    return subprocess.Popen(
+        [sys.executable, "-m", "ptxlint", "--watch", "--output-format", "concise", *arguments],
+        cwd=tmp_path, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+
+
+@pytest.mark.skipif(find_tool("nvcc") is None, reason="needs nvcc (the test extra installs it)")
+def test_watch_sees_the_headers_a_cu_file_includes(tmp_path: Path) -> None:
+    (tmp_path / "ptxlint.toml").write_text("")
+    (tmp_path / "include").mkdir()
+    header = tmp_path / "include" / "shape.h"
+    header.write_text("#define LIMIT 1024\n")
+    (tmp_path / "k.cu").write_text('#include "shape.h"\n__global__ void k(int *out) {\n  if (threadIdx.x < LIMIT) __syncthreads();\n  out[0] = 1;\n}\n')
+    process = _watch(tmp_path, "k.cu", "--", "-I", "include")
+    try:
+        output = _Lines(process)
+        first = output.until("watching for changes", timeout=300)
+        assert not any("PTX102" in line for line in first), first
+        header.write_text("#define LIMIT 16\n")
+        second = output.until("watching for changes", timeout=300)
+        assert any(line.startswith("k.cu:3:") and "PTX102" in line for line in second), second
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=60) == 0
     finally:

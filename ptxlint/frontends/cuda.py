@@ -71,10 +71,13 @@ def compile_to_ptx(
             compiled = os.path.join(scratch, os.path.basename(source))
             with open(compiled, "wb") as handle:
                 handle.write(contents)
+        read: set[str] = set()
         for architecture in architectures:
             entry = _cache_entry(nvcc, source, contents, architecture, flags, directory) if cache_dir else None
-            ptx = _cached_ptx(cache_dir, entry) if entry else None
-            if ptx is None:
+            cached = _cached_ptx(cache_dir, entry) if entry else None
+            if cached is not None:
+                ptx, dependencies = cached
+            else:
                 try:
                     ptx, dependencies = _compile(nvcc, compiled, architecture, flags, directory, scratch)
                 except FrontEndError as error:
@@ -83,13 +86,16 @@ def compile_to_ptx(
                     raise
                 # A buffer compiled in the scratch folder is named as the file it stands for.
                 ptx = ptx.replace(b'"' + os.fsencode(compiled) + b'"', b'"' + os.fsencode(source) + b'"')
+                dependencies = [file for file in dependencies if file != compiled]
                 if entry:
                     # The source's own bytes are in the key; the entry checks what it included.
-                    _store_ptx(cache_dir, entry, ptx, [file for file in dependencies if file != compiled])  # type: ignore[arg-type]
+                    _store_ptx(cache_dir, entry, ptx, dependencies)  # type: ignore[arg-type]
+            read.update(dependencies)
             # nvcc names the input by its absolute path in `.file`; findings read better at the
             # path the user typed.
             ptx = ptx.replace(b'"' + os.fsencode(source) + b'"', b'"' + os.fsencode(path) + b'"')
             modules.append(Module(SourceFile.from_bytes(f"{path}[{architecture}]", ptx), map_to_source=True))
+    FILES_READ[source] = tuple(sorted(read))
     return modules
 
 
@@ -122,6 +128,10 @@ def _compile(
 
 _nvcc_versions: dict[str, str] = {}
 
+# Every file the last compile of each source (by absolute path) read, its headers: what
+# `--watch` watches beside the `.cu` file itself.
+FILES_READ: dict[str, tuple[str, ...]] = {}
+
 
 def _nvcc_version(nvcc: str) -> str:
     """`nvcc --version`'s text (once per process): another nvcc may make other PTX."""
@@ -147,7 +157,7 @@ def _cache_entry(
     )
 
 
-def _cached_ptx(cache_dir: str | None, entry: str) -> bytes | None:
+def _cached_ptx(cache_dir: str | None, entry: str) -> tuple[bytes, list[str]] | None:
     from pathlib import Path
 
     from ptxlint import cache
@@ -162,7 +172,7 @@ def _cached_ptx(cache_dir: str | None, entry: str) -> bytes | None:
         dependencies = [(str(path), digest) for path, digest in stored["read"]]
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
-    return ptx if cache.dependencies_unchanged(dependencies) else None
+    return (ptx, [path for path, _ in dependencies]) if cache.dependencies_unchanged(dependencies) else None
 
 
 def _store_ptx(cache_dir: str, entry: str, ptx: bytes, dependencies: list[str]) -> None:
