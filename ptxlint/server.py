@@ -22,13 +22,19 @@ install them with the `lsp` extra. What it does:
 - **Hover** over a finding, or over a rule code anywhere (a suppression comment): the rule's name,
   summary and what it does.
 
-Documents are linted on the thread that reads messages, one at a time, in the order they arrive.
+Documents are linted one at a time, in the order they were opened or saved, on a thread of their
+own: the analyses (and tree-sitter's allocator, which the native front end sets for a parse) are
+not for two threads at once, and the thread that reads messages keeps answering hover and code
+actions meanwhile. A result is published only if no newer lint of its document was asked for
+since; a lint still waiting when a newer one is asked for is skipped.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,34 +69,46 @@ class PtxlintServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("ptxlint", __version__)
         self.published: dict[str, list[Published]] = {}
+        self.linter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ptxlint-lint")
+        self.requests: dict[str, int] = {}  # per document, how many lints were asked for
+
+    def ask(self, uri: str) -> int:
+        """A new request to lint ``uri`` (or to forget it): earlier ones' results are obsolete."""
+        self.requests[uri] = self.requests.get(uri, 0) + 1
+        return self.requests[uri]
+
+    def current(self, uri: str, request: int) -> bool:
+        return self.requests.get(uri) == request
 
 
 server = PtxlintServer()
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-def _did_open(ls: PtxlintServer, params: types.DidOpenTextDocumentParams) -> None:
+async def _did_open(ls: PtxlintServer, params: types.DidOpenTextDocumentParams) -> None:
     from ptxlint.config import CONFIG_NAMES
 
     if params.text_document.uri.rsplit("/", 1)[-1] not in CONFIG_NAMES:
-        _lint_and_publish(ls, params.text_document.uri)
+        await _lint_and_publish(ls, params.text_document.uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
-def _did_save(ls: PtxlintServer, params: types.DidSaveTextDocumentParams) -> None:
+async def _did_save(ls: PtxlintServer, params: types.DidSaveTextDocumentParams) -> None:
     from ptxlint.config import CONFIG_NAMES
 
     uri = params.text_document.uri
+    linting = []
     if uri.rsplit("/", 1)[-1] in CONFIG_NAMES:
         # A configuration saved in the editor may govern every document linted so far.
-        for linted in list(ls.published):
-            _lint_and_publish(ls, linted)
+        linting = [_lint_and_publish(ls, linted) for linted in list(ls.published)]
     if uri.endswith((".ptx", ".cu", ".py")) or uri in ls.published:
-        _lint_and_publish(ls, uri)
+        linting.append(_lint_and_publish(ls, uri))
+    await asyncio.gather(*linting)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def _did_close(ls: PtxlintServer, params: types.DidCloseTextDocumentParams) -> None:
+    ls.ask(params.text_document.uri)  # a lint under way for it publishes nothing
     ls.published.pop(params.text_document.uri, None)
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
 
@@ -150,12 +168,20 @@ def _hover(ls: PtxlintServer, params: types.HoverParams) -> types.Hover | None:
 
 # --------------------------------------------------------------------------- linting a document
 
-def _lint_and_publish(ls: PtxlintServer, uri: str) -> None:
+async def _lint_and_publish(ls: PtxlintServer, uri: str) -> None:
     document = ls.workspace.get_text_document(uri)
     # An unsaved, unnamed buffer (`untitled:`) has no path: it is PTX under the working
     # directory's configuration.
     path = document.path if uri.startswith("file:") else uri
-    published = lint_document(path, document.source.encode("utf-8", "surrogateescape"), uri)
+    text = document.source.encode("utf-8", "surrogateescape")
+    request = ls.ask(uri)
+
+    def lint() -> list[Published] | None:
+        return lint_document(path, text, uri) if ls.current(uri, request) else None
+
+    published = await asyncio.get_running_loop().run_in_executor(ls.linter, lint)
+    if published is None or not ls.current(uri, request):
+        return
     ls.published[uri] = published
     ls.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(uri=uri, diagnostics=[item.diagnostic for item in published], version=document.version)

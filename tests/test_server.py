@@ -35,8 +35,11 @@ class Editor:
         self.arrived: asyncio.Queue[str] = asyncio.Queue()
         self.versions: dict[str, int] = {}
 
+        self.history: list[tuple[str, int | None]] = []  # (uri, version) of every publication
+
         @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def published(params: types.PublishDiagnosticsParams) -> None:
+            self.history.append((params.uri, params.version))
             self.diagnostics[params.uri] = params.diagnostics
             self.arrived.put_nowait(params.uri)
 
@@ -252,3 +255,33 @@ def test_server_without_pygls_says_what_to_install(monkeypatch: pytest.MonkeyPat
     monkeypatch.setitem(sys.modules, "pygls.lsp.server", None)  # what an install without the extra gives
     result = CliRunner().invoke(main, ["server"])
     assert result.exit_code == 2 and "pip install 'ptxlint[lsp]'" in result.stderr
+
+
+def test_a_newer_edit_wins(tmp_path: Path) -> None:
+    """Edits saved in quick succession: whatever was linted in between, what is published last is
+    the last text, and no publication goes back to an older version."""
+    (tmp_path / "ptxlint.toml").write_text("")
+    clean = EXAMPLE_PTX.replace("@%p1 tcgen05.ld", "tcgen05.ld")
+
+    async def session() -> None:
+        editor = Editor(tmp_path)
+        await editor.start(_environment(tmp_path))
+        uri = (tmp_path / "kernel.ptx").as_uri()
+        editor.versions[uri] = 1
+        editor.client.text_document_did_open(types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="ptx", version=1, text=EXAMPLE_PTX)
+        ))
+        for version, text in ((2, EXAMPLE_PTX + "\n"), (3, clean)):
+            editor.client.text_document_did_change(types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            ))
+            editor.client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+        while (uri, 3) not in editor.history:
+            await editor.published_for(uri)
+        assert "PTX101" not in [d.code for d in editor.diagnostics[uri]]
+        assert await editor.stop() == 0
+        versions = [version for published, version in editor.history if published == uri]
+        assert versions == sorted(versions) and versions[-1] == 3
+
+    asyncio.run(session())
