@@ -110,12 +110,12 @@ def main() -> None:
         directory = Path(temporary)
         version = wall([*command, "--version"], arguments.repeat)
         small = hundred_line_file(directory)
-        single = wall([*command, "--isolated", "--quiet", str(small)], arguments.repeat)
+        single = wall([*command, "--isolated", "--no-cache", "--quiet", str(small)], arguments.repeat)
         kernel = triton_kernel(arguments.corpus)
-        triton = wall([*command, "--isolated", "--quiet", str(kernel)], arguments.repeat) if kernel else None
+        triton = wall([*command, "--isolated", "--no-cache", "--quiet", str(kernel)], arguments.repeat) if kernel else None
         files, origin = corpus_files(arguments.corpus, arguments.files, directory)
         listed = [str(path) for path in files]
-        lint_many = [*command, "--isolated", "--quiet", "--output-format", "concise", "--exit-zero"]
+        lint_many = [*command, "--isolated", "--no-cache", "--quiet", "--output-format", "concise", "--exit-zero"]
         serial = wall([*lint_many, "-j", "1", *listed], max(1, arguments.repeat // 2))
         parallel = wall([*lint_many, "-j", "2", *listed], max(1, arguments.repeat // 2))
         total_lines = sum(path.read_bytes().count(b"\n") for path in files)

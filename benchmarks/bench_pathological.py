@@ -205,7 +205,7 @@ class Measurement:
 
 def measure(path: Path, output_format: str = "sarif", extra: tuple[str, ...] = (), timeout: float | None = None) -> Measurement:
     """Lint ``path`` with the default rules in a fresh process; its CPU time and peak memory."""
-    command = [sys.executable, "-c", _MEASURE, sys.executable, "-m", "ptxlint", "--isolated", "-q",
+    command = [sys.executable, "-c", _MEASURE, sys.executable, "-m", "ptxlint", "--isolated", "--no-cache", "-q",
                "--output-format", output_format, "-o", os.devnull, *extra, str(path)]
     environment = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     output = subprocess.run(command, capture_output=True, text=True, check=True, timeout=timeout, env=environment).stdout

@@ -42,11 +42,47 @@ class _DefaultToCheck(click.Group):
         if "--" in args:
             split = args.index("--")
             args, ctx.meta["ptxlint.compiler_flags"] = args[:split], tuple(args[split + 1 :])
+        args = self._command_first(args)
         if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
+            self._reject_mistyped_command(args)
             args = ["check", *args]
         elif not args:
             args = ["check"]
         return super().parse_args(ctx, args)
+
+    def _first_positional(self, args: list[str]) -> int:
+        """The index of the first argument that is neither an option nor an option's value (as
+        `check` reads them: `-o FILE`, `--output-format json`), or len(args)."""
+        takes_value = {
+            name for parameter in self.commands["check"].params if isinstance(parameter, click.Option)
+            and not parameter.is_flag and not parameter.count for name in parameter.opts
+        }
+        position = 0
+        while position < len(args) and args[position].startswith("-") and args[position] != "-":
+            position += 2 if args[position] in takes_value else 1
+        return position
+
+    def _command_first(self, args: list[str]) -> list[str]:
+        """`ptxlint -q rules` is `ptxlint rules -q`: options may come before the subcommand."""
+        position = self._first_positional(args)
+        if 0 < position < len(args) and args[position] in self.commands:
+            return [args[position], *args[:position], *args[position + 1 :]]
+        return args
+
+    def _reject_mistyped_command(self, args: list[str]) -> None:
+        """`ptxlint rulez` is a mistyped subcommand, not a missing file, when no such file exists
+        and the word is close to a subcommand's name."""
+        position = self._first_positional(args)
+        if position >= len(args):
+            return
+        word = args[position]
+        if os.path.lexists(word) or any(character in word for character in "./\\"):
+            return
+        import difflib  # only for a word that is neither a file nor a subcommand
+
+        close = difflib.get_close_matches(word, [name for name in self.commands if name != "check"], n=1, cutoff=0.6)
+        if close:
+            _fail(f"unknown command `{word}` (did you mean `ptxlint {close[0]}`?)")
 
 
 @click.group(cls=_DefaultToCheck, context_settings={"help_option_names": ["-h", "--help"]})
@@ -60,6 +96,8 @@ def main() -> None:
     ptxlint libkernels.so              lint the PTX embedded in a binary
     ptxlint rules                      list the rules
     ptxlint rule PTX101                explain one rule
+    ptxlint server                     the language server, for editors
+    ptxlint clean                      empty the results and nvcc caches
     ptxlint dump ir kernel.ptx         show the intermediate representation
     ptxlint dump uniformity kernel.ptx show which values are warp-uniform (any pass: `ptxlint dump`)
     """
@@ -129,6 +167,18 @@ def _config_options(command):  # type: ignore[no-untyped-def]
     return command
 
 
+def _quiet_option(command):  # type: ignore[no-untyped-def]
+    """`-q` is accepted by every subcommand, so that `ptxlint -q rules` works as `ptxlint -q x.ptx` does."""
+    return click.option("-q", "--quiet", is_flag=True, help="Print only what was asked for.")(command)
+
+
+def _listing_format_option(command):  # type: ignore[no-untyped-def]
+    return click.option(
+        "--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+        help="A table for people, or JSON for scripts and editors.",
+    )(command)
+
+
 @main.command()
 @click.argument("paths", nargs=-1)
 @click.option("--output-format", type=click.Choice(_FORMATS), default="full", show_default=True, help="How findings are printed.")
@@ -167,7 +217,10 @@ def _config_options(command):  # type: ignore[no-untyped-def]
     "of compiled inputs) and print how many were added.",
 )
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Lint in this many processes.")
-@click.option("--statistics", is_flag=True, help="Print how often each rule fired instead of the findings.")
+@click.option(
+    "--statistics", is_flag=True,
+    help="Print how often each rule fired instead of the findings (a JSON list with --output-format json).",
+)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary, no progress bar.")
 @click.option(
@@ -194,6 +247,17 @@ def _config_options(command):  # type: ignore[no-untyped-def]
     metavar="SECONDS",
     help="Also stop each file's analysis after this many seconds (0: off; default: `time-budget` in the "
     "configuration, else off; findings then depend on the machine's load).",
+)
+@click.option(
+    "--stdin-filename", metavar="PATH",
+    help="Read the file from standard input and lint it as PATH: PATH's configuration and per-file ignores "
+    "apply, findings are reported under PATH (for editors; `.cu` text is compiled as PATH would be).",
+)
+@click.option("--watch", is_flag=True, help="Lint again whenever an input or its configuration changes (polling).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the results and nvcc caches (`ptxlint clean` empties them).")
+@click.option(
+    "--cache-dir", metavar="DIR",
+    help="Keep the caches here (default: $PTXLINT_CACHE_DIR, else ~/.cache/ptxlint).",
 )
 def check(
     paths: tuple[str, ...],
@@ -225,6 +289,10 @@ def check(
     max_file_size: int,
     max_analysis_steps: int | None,
     time_budget: float | None,
+    stdin_filename: str | None,
+    watch: bool,
+    no_cache: bool,
+    cache_dir: str | None,
 ) -> None:
     """Lint PTX files, CUDA C++ files (compiled with nvcc) and the PTX inside binaries.
 
@@ -232,6 +300,19 @@ def check(
     from ptxlint.render import Report
     from ptxlint.rules import ALL_RULES
 
+    if stdin_filename is not None:
+        if paths not in ((), ("-",)):
+            raise click.UsageError("--stdin-filename lints standard input: give no other path (or -)")
+        if watch:
+            raise click.UsageError("--watch needs files to watch, not standard input")
+        paths = ("-",)
+    if watch:
+        if write_baseline:
+            raise click.UsageError("--watch and --write-baseline do not go together")
+        from ptxlint.watch import watch as watch_inputs
+
+        context = click.get_current_context()
+        watch_inputs(paths, config_file, isolated, lambda: context.invoke(check, **{**context.params, "watch": False}), quiet)
     if not paths:
         raise click.UsageError("no input: give one or more PTX, CUDA or binary files, directories, or - for stdin")
     resolver = _resolver(config_file, isolated, select, extend_select, ignore)
@@ -246,7 +327,7 @@ def check(
     started = time.perf_counter()
     results = _lint_inputs(
         files, resolver, max_file_size, time_budget, jobs, quiet, architectures, compiler_flags, compile_commands,
-        timings, max_analysis_steps,
+        timings, max_analysis_steps, stdin_filename=stdin_filename, cache_dir=None if no_cache else _cache_dir(cache_dir),
     )
     elapsed = time.perf_counter() - started
     if write_baseline:
@@ -322,6 +403,8 @@ def _lint_inputs(
     compile_commands: str | None,
     timings: bool = False,
     max_analysis_steps: int | None = None,
+    stdin_filename: str | None = None,
+    cache_dir: str | None = None,
 ) -> list[FileResult]:
     """Turn every input into PTX (compiling `.cu` files, extracting binaries' PTX), lint it, and
     return one result per PTX module in input order. A front end that fails (nvcc reports an
@@ -343,22 +426,40 @@ def _lint_inputs(
         if isinstance(path, Unlintable):
             slots.append(FileResult(path.path, error=path.message))
             continue
-        settings = _settings_for(resolver, path, max_file_size, time_budget, max_analysis_steps)
+        buffer_of = stdin_filename if path == "-" and stdin_filename else None  # `--stdin-filename`
+        settings = _settings_for(resolver, buffer_of or path, max_file_size, time_budget, max_analysis_steps)
         if timings:
             settings = dataclasses.replace(settings, timings=True)
-        if not needs_front_end(path):
-            slots.append((len(work), from_triton_cache(path)))
+        if cache_dir is not None:
+            settings = dataclasses.replace(settings, cache_dir=cache_dir)
+        contents = None  # the text of a `.cu` buffer, compiled as `buffer_of`
+        if buffer_of is not None:
+            buffered = _stdin_buffer(buffer_of, max_file_size)
+            if isinstance(buffered, FileResult):
+                slots.append(buffered)
+                continue
+            if not buffer_of.endswith(".cu"):
+                slots.append((len(work), False))
+                work.append((buffered, settings))
+                continue
+            contents = buffered.data
+        if buffer_of is None and not needs_front_end(path):
+            in_triton_cache = from_triton_cache(path)
+            if in_triton_cache:
+                _warn_if_stale_triton_source(path)
+            slots.append((len(work), in_triton_cache))
             work.append((path, settings))
             continue
         options = CompileOptions(
-            architectures or resolver.for_path(path).cuda_arch, tuple(compiler_flags), compile_commands
+            architectures or resolver.for_path(buffer_of or path).cuda_arch, tuple(compiler_flags), compile_commands,
+            cache_dir,
         )
         try:
-            modules = modules_of(path, options)
+            modules = modules_of(buffer_of or path, options, contents)
         except FrontEndError as error:
             if error.output:
                 click.echo(error.output.rstrip("\n"), err=True)
-            slots.append(FileResult(path, error=str(error), tool_output=error.output))
+            slots.append(FileResult(buffer_of or path, error=str(error), tool_output=error.output))
             continue
         for module in modules:
             if isinstance(module, FailedModule):  # one architecture of several failed to compile
@@ -382,6 +483,39 @@ def _lint_inputs(
         else dataclasses.replace(linted[slot[0]], map_to_source=True) if slot[1] else linted[slot[0]]
         for slot in slots
     ])
+
+
+def _stdin_buffer(path: str, max_file_size: int) -> SourceFile | FileResult:
+    """Standard input, named ``path`` (`--stdin-filename`), or the error result of reading it."""
+    from ptxlint.diagnostics import FileResult
+    from ptxlint.lint import STDIN, read_source
+    from ptxlint.source import SourceFile
+
+    try:
+        data = read_source(STDIN, max_file_size).data
+    except (OSError, ValueError) as error:
+        return FileResult(path, error=getattr(error, "strerror", None) or str(error))
+    if path.endswith(".py"):
+        return FileResult(path, error="a Python file is linted through the PTX Triton compiled from it (lint its cache)")
+    return SourceFile.from_bytes(path, data)
+
+
+def _cache_dir(option: str | None) -> str:
+    """Where the caches are: `--cache-dir`, else ptxlint.cache's default (read only when used)."""
+    if option is not None:
+        return option
+    from ptxlint.cache import cache_root
+
+    return str(cache_root())
+
+
+def _warn_if_stale_triton_source(path: str) -> None:
+    from ptxlint.frontends.triton_cache import stale_source_warning
+    from ptxlint.render.text import printable
+
+    warning = stale_source_warning(path)
+    if warning is not None:
+        click.echo(f"ptxlint: warning: {printable(path)}: {printable(warning)}", err=True)
 
 
 def _print_timings(results: list[FileResult]) -> None:
@@ -483,7 +617,10 @@ def _emit(report: Report, output_format: str, stream: TextIO, color: str, statis
     if statistics:
         from ptxlint.render import statistics as statistics_format
 
-        statistics_format.render(report, stream)
+        if output_format == "json":
+            statistics_format.render_json(report, stream)
+        else:
+            statistics_format.render(report, stream)
         return
     if output_format == "full":
         from ptxlint.render import summary
@@ -583,7 +720,8 @@ class _stages:
 @click.argument("what", required=False, metavar="PASS")
 @click.argument("path", required=False)
 @_config_options
-def dump(what: str | None, path: str | None, **configuration: Any) -> None:
+@_quiet_option
+def dump(what: str | None, path: str | None, quiet: bool, **configuration: Any) -> None:
     """Print what a pass computes for each instruction of PATH (`ir`: the intermediate
     representation). Without arguments, list the passes."""
     from ptxlint.passes import load, printable
@@ -627,37 +765,114 @@ def _read_or_fail(path: str) -> SourceFile:
 
 @main.command("rules")
 @_config_options
+@_listing_format_option
+@_quiet_option
 def list_rules(
-    isolated: bool, config_file: str | None, select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...]
+    isolated: bool, config_file: str | None, select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...],
+    output_format: str, quiet: bool,
 ) -> None:
     """List every rule: code, name, default severity, enabled here (under the configuration that
     governs the current directory), summary."""
     from ptxlint.rules import ALL_RULES
 
     config = _resolver(config_file, isolated, select, extend_select, ignore).for_path("-")
+    if output_format == "json":
+        import json
+
+        listing = [
+            {**_rule_fields(rule), "severity": config.severity.get(rule.code, rule.severity).value,
+             "enabled": rule.code in config.codes}
+            for rule in ALL_RULES
+        ]
+        click.echo(json.dumps(listing, indent=2))
+        return
     width = max(len(rule.name) for rule in ALL_RULES)
-    click.echo(f"{'CODE':<7} {'NAME':<{width}}  {'SEVERITY':<8}  {'ENABLED':<7}  TITLE")
+    if not quiet:
+        click.echo(f"{'CODE':<7} {'NAME':<{width}}  {'SEVERITY':<8}  {'ENABLED':<7}  TITLE")
     for rule in ALL_RULES:
         severity = config.severity.get(rule.code, rule.severity).value
         enabled = "yes" if rule.code in config.codes else "no"
         click.echo(f"{rule.code:<7} {rule.name:<{width}}  {severity:<8}  {enabled:<7}  {rule.summary}")
 
 
-@main.command("rule")
-@click.argument("code")
-def show_rule(code: str) -> None:
-    """Explain one rule (by code or name)."""
-    from ptxlint.rules import RULES_BY_CODE, RULES_BY_NAME
+def _rule_fields(rule: Any) -> dict[str, Any]:
+    """A rule as JSON (`ptxlint rules` and `ptxlint rule` share the keys)."""
+    return {
+        "code": rule.code, "name": rule.name, "summary": rule.summary, "severity": rule.severity.value,
+        "enabled_by_default": rule.enabled_by_default,
+    }
 
-    rule = RULES_BY_CODE.get(code.upper()) or RULES_BY_NAME.get(code)
-    if rule is None:
-        _fail(f"unknown rule `{code}`; `ptxlint rules` lists them")
+
+@main.command("rule")
+@click.argument("code", required=False)
+@click.option("--all", "every", is_flag=True, help="Explain every rule.")
+@_listing_format_option
+@_quiet_option
+def show_rule(code: str | None, every: bool, output_format: str, quiet: bool) -> None:
+    """Explain one rule (by code or name), or every rule with --all."""
+    from ptxlint.rules import ALL_RULES, RULES_BY_CODE, RULES_BY_NAME
+
+    if every == (code is not None):
+        _fail("give one rule (`ptxlint rule PTX101`) or --all")
+    if code is None:
+        rules = list(ALL_RULES)
+    else:
+        found = RULES_BY_CODE.get(code.upper()) or RULES_BY_NAME.get(code)
+        if found is None:
+            _fail(f"unknown rule `{code}`; `ptxlint rules` lists them")
+        rules = [found]
+    if output_format == "json":
+        import json
+
+        documents = [{**_rule_fields(rule), "explanation": rule.docs} for rule in rules]
+        click.echo(json.dumps(documents if every else documents[0], indent=2))
+        return
     from rich.console import Console
     from rich.markdown import Markdown
 
-    state = "on by default" if rule.enabled_by_default else "off by default (enable with --extend-select)"
-    header = f"# {rule.code} `{rule.name}`\n\n{rule.summary}. Severity **{rule.severity.value}**, {state}.\n\n"
-    Console().print(Markdown(header + rule.docs))
+    def header(rule: Any) -> str:
+        state = "on by default" if rule.enabled_by_default else "off by default (enable with --extend-select)"
+        return f"# {rule.code} `{rule.name}`\n\n{rule.summary}. Severity **{rule.severity.value}**, {state}.\n\n"
+
+    text = "\n\n".join(header(rule) + rule.docs for rule in rules)
+    if sys.stdout.isatty():
+        Console().print(Markdown(text))
+        return
+    # rich pads every line of Markdown to the console's width; piped, that is trailing spaces.
+    console = Console()
+    with console.capture() as captured:
+        console.print(Markdown(text))
+    for line in captured.get().splitlines():
+        click.echo(line.rstrip())
+
+
+@main.command("server")
+@_quiet_option
+def language_server(quiet: bool) -> None:
+    """Run the language server on standard input and output (for editors; needs the `lsp` extra)."""
+    try:
+        from ptxlint.server import serve
+    except ImportError as error:
+        _fail(f"the language server needs pygls and lsprotocol: pip install 'ptxlint[lsp]' ({error})")
+    _start_up_finished()
+    serve()
+
+
+@main.command("clean")
+@click.option("--cache-dir", metavar="DIR", help="The caches' folder (default: $PTXLINT_CACHE_DIR, else ~/.cache/ptxlint).")
+@_quiet_option
+def clean(cache_dir: str | None, quiet: bool) -> None:
+    """Empty the results and nvcc caches (nothing else under the cache folder)."""
+    from pathlib import Path
+
+    from ptxlint import cache
+
+    removed = cache.clean(Path(_cache_dir(cache_dir)))
+    if not quiet:
+        for folder in removed:
+            click.echo(f"ptxlint: removed {folder}", err=True)
+        if not removed:
+            click.echo("ptxlint: no cache to remove", err=True)
 
 
 def _fail(message: str) -> NoReturn:

@@ -193,9 +193,19 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: invalid TOML: not UTF-8 text") from None
 
 
-@functools.lru_cache(maxsize=None)
 def load(path: Path) -> FileConfig:
-    """Read and validate one configuration file."""
+    """Read and validate one configuration file; read again once it changed (`--watch` and the
+    language server run for hours while it is edited)."""
+    try:
+        status = path.stat()
+        signature: tuple[int, int, int] | None = (status.st_mtime_ns, status.st_size, status.st_ino)
+    except OSError:
+        signature = None
+    return _load(path, signature)
+
+
+@functools.lru_cache(maxsize=None)
+def _load(path: Path, signature: tuple[int, int, int] | None) -> FileConfig:
     data = _read_toml(path)
     if path.name == "pyproject.toml":
         data = data.get("tool", {}).get("ptxlint", {})

@@ -8,9 +8,11 @@ import contextlib
 import dataclasses
 import gc
 import os
+import stat
 import sys
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
 from ptxlint import source_suppressions, suppressions
 from ptxlint.context import Budget, BudgetExceeded, ModuleContext, Options
@@ -22,6 +24,9 @@ from ptxlint.rules.base import Rule
 from ptxlint.source import SourceFile
 from ptxlint.sourcemap import attach_origins
 from ptxlint.timings import Timings, measured
+
+if TYPE_CHECKING:
+    from ptxlint.cache import Store
 
 STDIN = "-"
 DEFAULT_MAX_FILE_SIZE = 256 * 1024 * 1024  # bytes; larger inputs are refused, not truncated
@@ -39,6 +44,7 @@ class LintSettings:
     time_budget: float | None = None  # seconds per file, 0 off; None: options.time_budget
     timings: bool = False  # measure CPU time per stage (`--timings`)
     max_analysis_steps: int | None = None  # steps per file, 0 unlimited; None: options.max_analysis_steps
+    cache_dir: str | None = None  # where results are cached (ptxlint/cache.py); None: not cached
 
     @property
     def seconds(self) -> float:
@@ -87,7 +93,11 @@ def read_source(path: str, max_file_size: int = DEFAULT_MAX_FILE_SIZE) -> Source
         data = sys.stdin.buffer.read(max_file_size + 1)
         display = "<stdin>"
     else:
-        size = os.path.getsize(path)
+        status = os.stat(path)
+        if not stat.S_ISREG(status.st_mode):
+            # Opening a FIFO or a terminal would wait for a writer that may never come.
+            raise ValueError(f"not a regular file ({_file_kind(status.st_mode)}); to lint a stream, pipe it to `ptxlint -`")
+        size = status.st_size
         if size > max_file_size:
             raise ValueError(f"file is {size:,} bytes, over the {max_file_size:,}-byte limit (--max-file-size)")
         with open(path, "rb") as handle:
@@ -98,6 +108,14 @@ def read_source(path: str, max_file_size: int = DEFAULT_MAX_FILE_SIZE) -> Source
     if b"\0" in data[:_BINARY_PROBE]:
         raise ValueError("binary file (it contains NUL bytes), not PTX text")
     return SourceFile.from_bytes(display, data)
+
+
+def _file_kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory")):
+        if test(mode):
+            return kind
+    return "a special file"
 
 
 def lint_source(source: SourceFile, settings: LintSettings) -> list[Diagnostic]:
@@ -224,7 +242,21 @@ def lint_path(path: str | SourceFile, settings: LintSettings, on_stage: Callable
             reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
             display = "<stdin>" if path == STDIN else path
             return FileResult(display, error=reason)
+    cached = _results_cache(source, settings)
+    if cached is not None:
+        from ptxlint.cache import decode_analysis, encode_analysis
+
+        store, key = cached
+        known = decode_analysis(store.load(key))
+        if known is not None:
+            return _result(source, known)
     analysis = analyse(source, settings, on_stage)
+    if cached is not None and not analysis.crashes:
+        store.store(key, encode_analysis(analysis))
+    return _result(source, analysis)
+
+
+def _result(source: SourceFile, analysis: Analysis) -> FileResult:
     error = "; ".join(analysis.crashes) or None
     if analysis.notice is not None:
         return PartiallyAnalysedResult(
@@ -235,6 +267,22 @@ def lint_path(path: str | SourceFile, settings: LintSettings, on_stage: Callable
     return FileResult(
         source.path, tuple(analysis.diagnostics), source, error=error, suppressed=analysis.suppressed,
         timings=analysis.timings, source_suppressions=analysis.source_suppressions,
+    )
+
+
+def _results_cache(source: SourceFile, settings: LintSettings) -> tuple[Store, str] | None:
+    """Where the result of linting ``source`` under ``settings`` is cached, and its key
+    (ptxlint/cache.py), or None when this run is not cached: no cache asked for, a wall-clock
+    budget (the findings would depend on the machine's load), or `--timings` (it measures the
+    analysis itself)."""
+    if settings.cache_dir is None or settings.seconds or settings.timings:
+        return None
+    from ptxlint import cache
+
+    severity = ",".join(f"{code}={level.value}" for code, level in sorted(settings.severity.items()))
+    return cache.results_store(Path(settings.cache_dir)), cache.key(
+        "results", cache.code_digest(), source.data, ",".join(rule.code for rule in settings.rules),
+        repr(settings.options), severity, str(settings.steps),
     )
 
 

@@ -24,6 +24,12 @@ ROOT = Path(__file__).resolve().parent.parent
 # The helpers next to the tests (ptx_tools) are imported by plain name.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+# The results and nvcc caches (ptxlint/cache.py) of this test run: fresh, and not the user's.
+if "PTXLINT_CACHE_DIR" not in os.environ:
+    import tempfile
+
+    os.environ["PTXLINT_CACHE_DIR"] = tempfile.mkdtemp(prefix="ptxlint-test-cache-")
+
 # The parts of the regression corpus, by the job ids scripts/build_corpus.py gives them. `own` is
 # our sources (a second or two each) and is always tested; `cutlass` is CUTLASS's examples (minutes
 # each, up to an hour in all on two cores) and is tested with --corpus.

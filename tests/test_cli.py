@@ -102,7 +102,7 @@ def test_control_characters_in_file_names_are_neutralised(files: Path) -> None:
 
 def test_stdin(files: Path) -> None:
     result = CliRunner().invoke(main, ["--output-format", "concise", "-"], input=BROKEN)
-    assert result.stdout.startswith("<stdin>:7:14: PTX001")
+    assert result.stdout.startswith("<stdin>:7:14: error: PTX001")
 
 
 def test_unwritable_output_file_exits_2(files: Path) -> None:

@@ -54,6 +54,7 @@ class CompileOptions:
     architectures: tuple[str, ...]
     flags: tuple[str, ...] = ()
     compile_commands: str | None = None  # a compile_commands.json, or the folder holding it
+    cache_dir: str | None = None  # reuse nvcc's PTX of an identical compile (ptxlint/cache.py)
 
 
 # What each front end takes. Recognising an input must not import the front ends themselves
@@ -80,6 +81,10 @@ def needs_front_end(path: str) -> bool:
         return False
     if path.endswith(CUDA_SUFFIXES + CUDA_HEADER_SUFFIXES):
         return True
+    import os
+
+    if not os.path.isfile(path):
+        return False  # a FIFO or device would block the read below; the reader reports it
     try:
         with open(path, "rb") as handle:
             head = handle.read(_HEAD)
@@ -88,15 +93,18 @@ def needs_front_end(path: str) -> bool:
     return is_binary(path, head)
 
 
-def modules_of(path: str, options: CompileOptions) -> list[Module | FailedModule]:
+def modules_of(path: str, options: CompileOptions, contents: bytes | None = None) -> list[Module | FailedModule]:
     """The PTX modules of a CUDA C++ file or a binary, one per architecture for CUDA C++, a
-    :class:`FailedModule` for each architecture that does not compile. Raises
+    :class:`FailedModule` for each architecture that does not compile (``contents``: a `.cu`
+    file's text, given instead of read from ``path``, as an editor holds it). Raises
     :class:`FrontEndError` when the file yields nothing at all (no nvcc, a header, a binary
     cuobjdump cannot read or without PTX)."""
     from ptxlint.frontends import binaries, cuda
     from ptxlint.frontends.toolkit import require_tool
 
     if not path.endswith(CUDA_SUFFIXES + CUDA_HEADER_SUFFIXES):
+        if contents is not None:
+            raise FrontEndError("a binary is read from its file, not from standard input")
         return [*binaries.extract_ptx(path)]
     flags, directory = options.flags, None
     if options.compile_commands is not None:
@@ -105,12 +113,12 @@ def modules_of(path: str, options: CompileOptions) -> list[Module | FailedModule
             raise FrontEndError(f"not in the compilation database {options.compile_commands}")
         flags, directory = command.flags + options.flags, command.directory
     if len(options.architectures) == 1 or path.endswith(CUDA_HEADER_SUFFIXES):
-        return list(cuda.compile_to_ptx(path, options.architectures, flags, directory))
+        return list(cuda.compile_to_ptx(path, options.architectures, flags, directory, contents, options.cache_dir))
     require_tool("nvcc", "linting CUDA C++")  # missing, it fails the file, not each architecture
     modules: list[Module | FailedModule] = []
     for architecture in options.architectures:
         try:
-            modules.extend(cuda.compile_to_ptx(path, (architecture,), flags, directory))
+            modules.extend(cuda.compile_to_ptx(path, (architecture,), flags, directory, contents, options.cache_dir))
         except FrontEndError as error:
             modules.append(FailedModule(f"{path}[{architecture}]", error))
     return modules

@@ -1,4 +1,5 @@
-"""One line per finding: `path:line:col: CODE message` (the format editors' problem matchers read)."""
+"""One line per finding: `path:line:col: severity: CODE message`, the shape of gcc's diagnostics, which
+editors' problem matchers already read (VS Code's `$gcc`, Vim's default `errorformat`)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,10 @@ def render(report: Report, stream: TextIO) -> None:
         for diagnostic in result.diagnostics:
             location = primary_location(diagnostic, result, report.maps_to_source(result))
             position = f"{location.line}:{location.column}" if location.known_column else f"{location.line}"
-            line = f"{printable(location.path)}:{position}: {diagnostic.code} {printable(readable(diagnostic.message))}"
+            line = (
+                f"{printable(location.path)}:{position}: {diagnostic.severity.value}: {diagnostic.code} "
+                f"{printable(readable(diagnostic.message))}"
+            )
             if diagnostic.origin and not report.maps_to_source(result):
                 line += f" [{printable(origin_text(diagnostic.origin))}]"
             stream.write(line + "\n")
