@@ -191,18 +191,29 @@ def encode_analysis(analysis: Analysis) -> dict[str, Any]:
         "suppressed": analysis.suppressed,
         "unfinished": list(analysis.unfinished),
         "notice": analysis.notice,
+        # What the module saw of the suppression comments in its CUDA/Python sources: whether
+        # each is unused is decided over the whole run, cached or not.
+        "source_suppressions": [
+            [list(use.key), use.status, None if use.finding is None else _encode_diagnostic(use.finding)]
+            for use in analysis.source_suppressions
+        ],
     }
 
 
 def decode_analysis(value: Any) -> Analysis | None:
     """The analysis an entry holds, or None when it is not one (another version's shape: a miss)."""
     from ptxlint.lint import Analysis
+    from ptxlint.source_suppressions import Use
 
     try:
         return Analysis(
             [_decode_diagnostic(item) for item in value["diagnostics"]], int(value["suppressed"]),
             unfinished=tuple(str(code) for code in value["unfinished"]),
             notice=None if value["notice"] is None else str(value["notice"]),
+            source_suppressions=tuple(
+                Use((str(key[0]), int(key[1]), int(key[2])), str(status), None if finding is None else _decode_diagnostic(finding))
+                for key, status, finding in value["source_suppressions"]
+            ),
         )
     except (KeyError, TypeError, ValueError):
         return None

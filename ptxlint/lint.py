@@ -8,6 +8,7 @@ import contextlib
 import dataclasses
 import gc
 import os
+import re
 import stat
 import sys
 from dataclasses import dataclass, field
@@ -282,8 +283,28 @@ def _results_cache(source: SourceFile, settings: LintSettings) -> tuple[Store, s
     severity = ",".join(f"{code}={level.value}" for code, level in sorted(settings.severity.items()))
     return cache.results_store(Path(settings.cache_dir)), cache.key(
         "results", cache.code_digest(), source.data, ",".join(rule.code for rule in settings.rules),
-        repr(settings.options), severity, str(settings.steps),
+        repr(settings.options), severity, str(settings.steps), _source_files_identity(source),
     )
+
+
+# `.file 1 "kernel.cu"`: the CUDA and Python files whose suppression comments apply to a module.
+_FILE_DIRECTIVE = re.compile(rb'^[ \t]*\.file[ \t]+\d+[ \t]+"([^"\n]*)"', re.M)
+
+
+def _source_files_identity(source: SourceFile) -> str:
+    """What the cached result depends on besides the PTX: the files `.file` names, which hold
+    suppression comments (source_suppressions), by path, size and modification time."""
+    parts = []
+    for match in _FILE_DIRECTIVE.finditer(source.data):
+        path = source_suppressions.locate(match.group(1).decode("utf-8", "replace"), source.path)
+        if path is None:
+            continue
+        try:
+            status = os.stat(path)
+        except OSError:
+            continue
+        parts.append(f"{path}:{status.st_size}:{status.st_mtime_ns}")
+    return "|".join(parts)
 
 
 def notice_of(result: FileResult) -> str | None:
