@@ -24,9 +24,8 @@ CUDA_EXAMPLE = ROOT / "examples" / "tmem_alloc_divergent.cu"  # PTX101 at its tc
 
 
 def invoke(*args: str):  # type: ignore[no-untyped-def]
-    # Each `ptxlint` process reads a configuration file once; these runs share one process and
-    # rewrite the files between them.
-    config.load.cache_clear()
+    # These runs share one process and create configuration files between them: where one is
+    # found is remembered per folder (a changed file is read again by itself).
     config._find_config_in.cache_clear()
     return CliRunner().invoke(main, ["--output-format", "concise", *args])
 
