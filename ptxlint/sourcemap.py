@@ -5,37 +5,76 @@ once and `.loc N line column` before the instructions each source line produced;
 the current `.loc` (with its `inlined_at` chain) to every instruction. A diagnostic is mapped by
 the instruction whose span contains it, else by the nearest preceding instruction of the same
 function that carries a location: the same answer a debugger gives for that address.
+
+Every location of a finding is mapped, not only its primary span: labels and the steps of its
+path get an ``origin`` too, and the PTX names its texts use get their source terms
+(``ptxlint/source_terms.py``), so a finding on PTX ptxlint compiled itself can be shown entirely
+at source lines. Frames in files outside the project (the directory of the input and the working
+directory) or inside a library's folder under it (CUTLASS, CuTe, CUB, Thrust, the CUDA headers)
+are marked ``library``: renderers show the outermost frame of the user's own code first.
 """
 
 from __future__ import annotations
 
 import bisect
 import dataclasses
-from typing import Iterable
+import os
+from typing import Iterable, Sequence
 
-from ptxlint.diagnostics import Diagnostic, SourceFrame
+from ptxlint import source_terms
+from ptxlint.diagnostics import Diagnostic, Label, SourceFrame, shown_frame
 from ptxlint.ir import Function, Instruction, Module, SourceLocation
 from ptxlint.source import Span
 
+# Folders that hold a library's headers rather than the project's own code.
+LIBRARY_FOLDERS = frozenset({
+    "cutlass", "cute", "cub", "thrust", "libcudacxx", "cccl", "cuda", "crt", "third_party", "third-party",
+    "3rdparty", "external", "_deps", "site-packages", "dist-packages",
+})
 
-def attach_origins(module: Module, diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
-    """``diagnostics`` with ``origin`` filled wherever the module's line information allows."""
+
+def attach_origins(module: Module, diagnostics: Iterable[Diagnostic], project: Sequence[str] = ()) -> list[Diagnostic]:
+    """``diagnostics`` with ``origin`` filled wherever the module's line information allows, on
+    the finding, its labels and its path steps, and the PTX names of its texts in source terms.
+    ``project`` lists the folders of the user's own code (see :func:`is_library_file`); without
+    it no frame is marked as a library's."""
     diagnostics = list(diagnostics)
     if not module.files or not diagnostics:
         return diagnostics
-    index = LocationIndex(module)
-    return [_with_origin(diagnostic, index.origin(diagnostic.span)) for diagnostic in diagnostics]
+    index = LocationIndex(module, project)
+    return [index.mapped(diagnostic) for diagnostic in diagnostics]
 
 
-def _with_origin(diagnostic: Diagnostic, origin: tuple[SourceFrame, ...]) -> Diagnostic:
-    return dataclasses.replace(diagnostic, origin=origin) if origin else diagnostic
+def is_library_file(path: str, project: Sequence[str]) -> bool:
+    """Whether ``path`` (as `.file` names it) is a library's rather than the user's: outside every
+    folder of ``project``, or below one of them inside a library's folder (`cutlass/`, `cute/`, a
+    `third_party/` tree, an installed package). The input's own folder always counts as the
+    user's."""
+    if not project:
+        return False
+    absolute = os.path.normpath(os.path.abspath(path))
+    for folder in project:
+        root = os.path.normpath(os.path.abspath(folder))
+        if absolute == root or not absolute.startswith(root.rstrip(os.sep) + os.sep):
+            continue
+        inside = os.path.relpath(os.path.dirname(absolute), root).split(os.sep)
+        return any(part in LIBRARY_FOLDERS for part in inside if part != os.curdir)
+    return True
+
+
+# The rules whose texts speak of values and control flow (convergence, tensor memory, lanes): their
+# `%p1` is a condition the reader wrote in C++, and they are shown at the outermost call of the
+# user's code. The syntax and ISA rules (PTX0xx, PTX4xx) are about the PTX text itself, which the
+# reader wrote as inline asm: quoted as written, shown where it was written.
+_SPEAK_OF_VALUES = ("PTX1", "PTX2", "PTX3")
 
 
 class LocationIndex:
     """Instructions by position, per function, for bisecting a span to its `.loc`."""
 
-    def __init__(self, module: Module) -> None:
+    def __init__(self, module: Module, project: Sequence[str] = ()) -> None:
         self._files = module.files
+        self._library = {number: is_library_file(path, project) for number, path in module.files.items()}
         self._functions = sorted(
             (function for function in module.functions if function.instructions), key=lambda f: f.span.start
         )
@@ -52,13 +91,52 @@ class LocationIndex:
         return self.frames(instruction.location)
 
     def frames(self, location: SourceLocation) -> tuple[SourceFrame, ...]:
-        frames = []
+        frames: list[SourceFrame] = []
         current: SourceLocation | None = location
         while current is not None and len(frames) < 64:  # a malformed chain must not loop forever
             path = self._files.get(current.file, f"<.file {current.file}>")
-            frames.append(SourceFrame(path, current.line, current.column))
+            frames.append(SourceFrame(path, current.line, current.column, self._library.get(current.file, False)))
             current = current.inlined_at
         return tuple(frames)
+
+    def mapped(self, diagnostic: Diagnostic) -> Diagnostic:
+        """``diagnostic`` with every location's origin and its source terms."""
+        origin = self.origin(diagnostic.span)
+        labels = tuple(self._mapped_label(label) for label in diagnostic.labels)
+        witness = tuple(self._mapped_label(label) for label in diagnostic.witness)
+        changes: dict = {}
+        if origin:
+            changes["origin"] = origin
+        if labels != diagnostic.labels:
+            changes["labels"] = labels
+        if witness != diagnostic.witness:
+            changes["witness"] = witness
+        terms = self._terms(diagnostic, origin)
+        if terms:
+            changes["source_terms"] = terms
+        if origin and not diagnostic.code.startswith(_SPEAK_OF_VALUES):
+            changes["as_written"] = True
+        return dataclasses.replace(diagnostic, **changes) if changes else diagnostic
+
+    def _mapped_label(self, label: Label) -> Label:
+        origin = self.origin(label.span)
+        return dataclasses.replace(label, origin=origin) if origin else label
+
+    def _terms(self, diagnostic: Diagnostic, origin: tuple[SourceFrame, ...]) -> tuple[tuple[str, str], ...]:
+        function = self._function_at(diagnostic.span.start)
+        if function is None or not diagnostic.code.startswith(_SPEAK_OF_VALUES):
+            return ()
+        starts = self._instruction_starts[id(function)]
+        index = max(0, bisect.bisect_right(starts, diagnostic.span.start) - 1)
+        texts = [diagnostic.message, *diagnostic.notes, *(label.message for label in diagnostic.labels + diagnostic.witness)]
+        if diagnostic.help:
+            texts.append(diagnostic.help)
+        home = shown_frame(origin, diagnostic.as_written).path if origin else None
+
+        def frame_of(instruction: Instruction) -> SourceFrame | None:
+            return shown_frame(self.frames(instruction.location)) if instruction.location is not None else None
+
+        return source_terms.terms(function, index, texts, frame_of, home)
 
     def _instruction_at(self, offset: int) -> Instruction | None:
         function = self._function_at(offset)

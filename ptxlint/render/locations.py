@@ -8,10 +8,10 @@ review bots annotate the file people edit; the PTX position then becomes a relat
 from __future__ import annotations
 
 import os
-
+import re
 from dataclasses import dataclass
 
-from ptxlint.diagnostics import Diagnostic, FileResult, SourceFrame
+from ptxlint.diagnostics import Diagnostic, FileResult, SourceFrame, shown_frame
 from ptxlint.source import SourceFile, Span
 
 
@@ -64,7 +64,7 @@ def display_path(path: str) -> str:
 
 def primary_location(diagnostic: Diagnostic, result: FileResult, map_to_source: bool, utf16: bool = False) -> Location:
     if map_to_source and diagnostic.origin:
-        return frame_location(diagnostic.origin[0])
+        return frame_location(shown_frame(diagnostic.origin, diagnostic.as_written))
     assert result.source is not None
     return span_location(result.source, diagnostic.span, utf16)
 
@@ -72,3 +72,19 @@ def primary_location(diagnostic: Diagnostic, result: FileResult, map_to_source: 
 def origin_text(origin: tuple[SourceFrame, ...]) -> str:
     """`kernel.cu:12:5, inlined at main.cu:40:3`."""
     return ", inlined at ".join(str(frame) for frame in origin)
+
+
+def in_source_terms(text: str, terms: tuple[tuple[str, str], ...]) -> str:
+    """``text`` with the PTX names a finding's ``source_terms`` explain replaced by what they are
+    in the source (`%p1` → "a comparison of `threadIdx.x`"), in one pass."""
+    if not terms:
+        return text
+    table = dict(terms)
+    pattern = re.compile("|".join(re.escape(key) for key in sorted(table, key=len, reverse=True)))
+    return pattern.sub(lambda match: table[match.group(0)], text)
+
+
+def ptx_path(result: FileResult) -> str:
+    """The file a PTX location of ``result`` is in: the one `--keep-ptx` wrote for a module
+    ptxlint compiled, else the linted file."""
+    return result.kept_ptx or result.path

@@ -39,6 +39,9 @@ from ptxlint.analyses.uniformity.thread_index import integer_only
 from ptxlint.isa.special_registers import UNIFORMITY, special_register_base
 from ptxlint.source import Span
 
+# The cause label of an `elect.sync` predicate, and of what copies it (`selp d, 1, 0, p`).
+ELECTED = "`elect.sync`: true in one lane"
+
 _FULL_MASKS = frozenset({-1, 0xFFFFFFFF})
 
 
@@ -273,6 +276,11 @@ class DataTransfer:
         if chosen.level >= value.level:
             return value
         condition = sources[2]
+        decided_by = self._operand_value(condition, instruction, state).origin
+        if decided_by is not None and decided_by.message == ELECTED:
+            # `selp d, 1, 0, p` of an elected `p` (CUTLASS's elect_one_sync): the election is the
+            # cause a reader recognises, not the selection that copies it.
+            return Value(value.level, None, decided_by)
         message = (
             f"`{instruction.opcode.base}` chooses between its values by `{subject_text(condition)}`, "
             f"which is {value.level.adjective}"
@@ -305,7 +313,7 @@ class DataTransfer:
         if type(pair.first) is ir.Register:
             results.append((pair.first, Value(Level.WARP)))
         if type(pair.second) is ir.Register:
-            results.append((pair.second, self._varying(index, "`elect.sync` is true in one lane only", instruction.opcode_span)))
+            results.append((pair.second, self._varying(index, ELECTED, instruction.opcode_span)))
         return results
 
     def _shuffle(self, index: int, instruction: ir.Instruction, state: State, destinations) -> list:
