@@ -84,7 +84,19 @@ def in_source_terms(text: str, terms: tuple[tuple[str, str], ...]) -> str:
     return pattern.sub(lambda match: table[match.group(0)], text)
 
 
-def ptx_path(result: FileResult) -> str:
-    """The file a PTX location of ``result`` is in: the one `--keep-ptx` wrote for a module
-    ptxlint compiled, else the linted file."""
-    return result.kept_ptx or result.path
+def ptx_file(result: FileResult) -> str | None:
+    """The file that holds ``result``'s PTX, if one does: the one `--keep-ptx` wrote, else the
+    linted file itself, unless a front end made the module in memory (`kernel.cu[sm_100a]`,
+    `libfoo.so[sm_90a]`: no such file exists)."""
+    if result.kept_ptx is not None:
+        return result.kept_ptx
+    return None if result.path.endswith("]") and "[" in result.path else result.path
+
+
+def ptx_location(result: FileResult, span: Span, utf16: bool = False) -> Location:
+    """``span`` of ``result``'s PTX, in the file `--keep-ptx` wrote when there is one."""
+    assert result.source is not None
+    location = span_location(result.source, span, utf16)
+    if result.kept_ptx is not None:
+        return Location(result.kept_ptx, location.line, location.column, location.end_line, location.end_column)
+    return location
