@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import gc
 import itertools
+import re
 import struct
 from typing import Any, Callable
 
@@ -975,3 +976,23 @@ def _type_of(qualifiers: list[str]) -> str:
         if word not in _STATE_SPACES and word not in _LINKAGE and word not in (".v2", ".v4", ".v8", ".ptr"):
             return word
     return ""
+
+
+_INLINING_SITE = re.compile(
+    rb"^[ \t]*\.loc[ \t]+(\d+)[ \t]+(\d+)[ \t]+(\d+)[^\n]*?inlined_at[ \t]+(\d+)[ \t]+(\d+)[ \t]+(\d+)", re.MULTILINE
+)
+
+
+def inlining_sites(source: SourceFile, start: int, end: int) -> list[tuple[int, ir.SourceLocation]]:
+    """Every `.loc … inlined_at` between byte ``start`` and ``end``, with its offset, in order.
+
+    nvcc writes one level of inlining per `.loc` (`.loc 2 5 3, …, inlined_at 1 4 5`); where the
+    call at 1:4:5 was itself inlined is said by an earlier `.loc 1 4 5, …, inlined_at 1 11 9`,
+    often one that no instruction follows. An instruction's location keeps only the last `.loc`,
+    so the source map reads the others here, a byte scan of the directives' fixed shape, when it
+    follows a chain further (ptxlint/sourcemap.py)."""
+    found = []
+    for match in _INLINING_SITE.finditer(source.data, start, end):
+        file, line, column, outer_file, outer_line, outer_column = (int(group) for group in match.groups())
+        found.append((match.start(), ir.SourceLocation(file, line, column, ir.SourceLocation(outer_file, outer_line, outer_column))))
+    return found

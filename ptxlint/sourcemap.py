@@ -24,6 +24,7 @@ from typing import Iterable, Sequence
 from ptxlint import source_terms
 from ptxlint.diagnostics import Diagnostic, Label, SourceFrame, shown_frame
 from ptxlint.ir import Function, Instruction, Module, SourceLocation
+from ptxlint.lower import inlining_sites
 from ptxlint.source import Span
 
 # Folders that hold a library's headers rather than the project's own code.
@@ -73,6 +74,8 @@ class LocationIndex:
     """Instructions by position, per function, for bisecting a span to its `.loc`."""
 
     def __init__(self, module: Module, project: Sequence[str] = ()) -> None:
+        self._source = module.source
+        self._sites: dict[int, tuple[list[int], list[SourceLocation]]] = {}  # per function: `.loc … inlined_at`
         self._files = module.files
         self._library = {number: is_library_file(path, project) for number, path in module.files.items()}
         self._functions = sorted(
@@ -88,16 +91,42 @@ class LocationIndex:
         instruction = self._instruction_at(span.start)
         if instruction is None or instruction.location is None:
             return ()
-        return self.frames(instruction.location)
+        return self.frames(instruction.location, instruction.span.start)
 
-    def frames(self, location: SourceLocation) -> tuple[SourceFrame, ...]:
+    def frames(self, location: SourceLocation, offset: int | None = None) -> tuple[SourceFrame, ...]:
+        """``location``'s frames, innermost first. With the ``offset`` of the instruction it
+        belongs to, a call site that nvcc's `.loc` names without its own `inlined_at` is followed
+        further through the nearest earlier `.loc` at that position that has one (nvcc writes
+        one level of inlining per directive)."""
         frames: list[SourceFrame] = []
         current: SourceLocation | None = location
         while current is not None and len(frames) < 64:  # a malformed chain must not loop forever
             path = self._files.get(current.file, f"<.file {current.file}>")
             frames.append(SourceFrame(path, current.line, current.column, self._library.get(current.file, False)))
-            current = current.inlined_at
+            outer = current.inlined_at
+            if outer is not None and outer.inlined_at is None and offset is not None:
+                site = self._site_before(outer, offset)
+                if site is not None:
+                    offset, outer = site
+            current = outer
         return tuple(frames)
+
+    def _site_before(self, position: SourceLocation, offset: int) -> tuple[int, SourceLocation] | None:
+        """The last `.loc` before ``offset`` in its function at ``position`` that names where it
+        was inlined, with its offset."""
+        function = self._function_at(offset)
+        if function is None:
+            return None
+        known = self._sites.get(id(function))
+        if known is None:
+            sites = inlining_sites(self._source, function.span.start, function.span.end)
+            known = self._sites[id(function)] = ([where for where, _ in sites], [site for _, site in sites])
+        offsets, sites = known
+        for number in range(bisect.bisect_left(offsets, offset) - 1, -1, -1):
+            site = sites[number]
+            if (site.file, site.line, site.column) == (position.file, position.line, position.column):
+                return offsets[number], site
+        return None
 
     def mapped(self, diagnostic: Diagnostic) -> Diagnostic:
         """``diagnostic`` with every location's origin and its source terms."""
@@ -134,7 +163,9 @@ class LocationIndex:
         home = shown_frame(origin, diagnostic.as_written).path if origin else None
 
         def frame_of(instruction: Instruction) -> SourceFrame | None:
-            return shown_frame(self.frames(instruction.location)) if instruction.location is not None else None
+            if instruction.location is None:
+                return None
+            return shown_frame(self.frames(instruction.location, instruction.span.start))
 
         return source_terms.terms(function, index, texts, frame_of, home)
 

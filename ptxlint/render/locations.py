@@ -55,6 +55,7 @@ def display_path(path: str) -> str:
     absolute paths into `.file`, while editors and GitHub annotations want repository paths."""
     if not os.path.isabs(path):
         return path
+    path = os.path.normpath(path)  # nvcc writes include paths as found: `/src/../include/x.h`
     try:
         relative = os.path.relpath(path)
     except ValueError:  # another drive (Windows)
