@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ptxlint import __version__
-from ptxlint.diagnostics import Diagnostic, FileResult, Label, Severity, shown_frame
+from ptxlint.diagnostics import Diagnostic, FileResult, Label, Severity, shown_frame, user_chain
 from ptxlint.render import Report, notice, unfinished
 from ptxlint.render.fingerprint import line_hashes
 from ptxlint.render.grouping import group
@@ -165,6 +165,9 @@ class _RunBuilder:
             frame = diagnostic.source_frame
             assert frame is not None
             primary: tuple[Location, bytes | None] = (frame_location(frame), None)
+            inner, _ = user_chain(diagnostic.origin, diagnostic.as_written)
+            what = "inlined at this line" if diagnostic.as_written else "the code inlined here"
+            related += [{"physicalLocation": self.physical(frame_location(frame)), "message": {"text": what}} for frame in inner]
             if ptx_file(result) is not None:
                 related.append({"physicalLocation": self.physical(ptx), "message": {"text": "the PTX instruction"}})
         else:
