@@ -66,8 +66,12 @@ def display_path(path: str) -> str:
 def primary_location(diagnostic: Diagnostic, result: FileResult, map_to_source: bool, utf16: bool = False) -> Location:
     if map_to_source and diagnostic.origin:
         return frame_location(shown_frame(diagnostic.origin, diagnostic.as_written))
-    assert result.source is not None
-    return span_location(result.source, diagnostic.span, utf16)
+    return ptx_location(result, diagnostic.span, utf16)
+
+
+def primary_message(diagnostic: Diagnostic, map_to_source: bool) -> str:
+    """The message as a one-line format shows it: at the source line, in the source's terms."""
+    return in_source_terms(diagnostic.message, diagnostic.source_terms) if map_to_source and diagnostic.origin else diagnostic.message
 
 
 def origin_text(origin: tuple[SourceFrame, ...]) -> str:
