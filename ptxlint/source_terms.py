@@ -35,13 +35,15 @@ _MAX_DEPTH = 8  # definitions followed back
 
 
 def terms(
-    function: Function, index: int, texts: Iterable[str], frame_of: Callable[[Instruction], SourceFrame | None], home: str | None
+    function: Function, index: int, texts: Iterable[str], frame_of: Callable[[Instruction], SourceFrame | None], home: str | None,
+    definitions: dict[int, dict[str, list[int]]] | None = None,
 ) -> tuple[tuple[str, str], ...]:
     """Replacements for the PTX names in ``texts`` of a finding at instruction ``index`` of
     ``function``: each backticked register, special register or label, and each "at/on line N".
     ``frame_of`` gives the source frame shown for an instruction; a line in file ``home`` (the
-    finding's own source file) is named by its number alone."""
-    describer = _Describer(function, index)
+    finding's own source file) is named by its number alone. ``definitions`` keeps each
+    function's register definitions between calls (by ``id`` of the function)."""
+    describer = _Describer(function, index, definitions if definitions is not None else {})
     found: dict[str, str] = {}
     for text in texts:
         for match in _BACKTICKED.finditer(text):
@@ -69,10 +71,10 @@ def _line_name(frame: SourceFrame, home: str | None) -> str:
 class _Describer:
     """What registers of one function hold, seen from one instruction."""
 
-    def __init__(self, function: Function, index: int) -> None:
+    def __init__(self, function: Function, index: int, known: dict[int, dict[str, list[int]]]) -> None:
         self.function = function
         self.index = index
-        self._definitions: dict[str, list[int]] | None = None
+        self._known = known
 
     def name(self, name: str, frame_of: Callable[[Instruction], SourceFrame | None], home: str | None) -> str | None:
         if name in CUDA_NAMES:
@@ -106,14 +108,14 @@ class _Describer:
     # -- registers
 
     def _definitions_by_name(self) -> dict[str, list[int]]:
-        if self._definitions is None:
-            found: dict[str, list[int]] = {}
+        found = self._known.get(id(self.function))
+        if found is None:
+            found = self._known[id(self.function)] = {}
             for position, instruction in enumerate(self.function.instructions):
                 for operand in instruction.destinations:
                     for register in registers_in(operand):
                         found.setdefault(register.name, []).append(position)
-            self._definitions = found
-        return self._definitions
+        return found
 
     def _definition(self, name: str, before: int) -> int | None:
         """Where ``name`` is defined nearest before instruction ``before`` (a loop's value may

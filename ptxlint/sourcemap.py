@@ -76,6 +76,7 @@ class LocationIndex:
     def __init__(self, module: Module, project: Sequence[str] = ()) -> None:
         self._source = module.source
         self._sites: dict[int, tuple[list[int], list[SourceLocation]]] = {}  # per function: `.loc … inlined_at`
+        self._definitions: dict[int, dict[str, list[int]]] = {}  # per function: where each register is written
         self._files = module.files
         self._library = {number: is_library_file(path, project) for number, path in module.files.items()}
         self._functions = sorted(
@@ -167,7 +168,7 @@ class LocationIndex:
                 return None
             return shown_frame(self.frames(instruction.location, instruction.span.start))
 
-        return source_terms.terms(function, index, texts, frame_of, home)
+        return source_terms.terms(function, index, texts, frame_of, home, self._definitions)
 
     def _instruction_at(self, offset: int) -> Instruction | None:
         function = self._function_at(offset)
