@@ -149,7 +149,10 @@ class _Describer:
         """What the sources of the instruction at ``position`` are computed from: indices,
         parameters, loads."""
         found: list[str] = []
-        for operand in self.function.instructions[position].sources:
+        instruction = self.function.instructions[position]
+        # A guarded definition (`@%px mov r, 1`) depends on its guard as much as on its sources.
+        operands = instruction.sources + ((instruction.guard.predicate,) if instruction.guard is not None else ())
+        for operand in operands:
             for leaf in self._leaves(operand, position, depth, seen):
                 if leaf not in found:
                     found.append(leaf)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from ptxlint import ir
 from ptxlint.analyses.lanes import TID_X, Constant, Level, Multiple, TidSet
 from ptxlint.analyses.uniformity.lattice import (
+    ELECTED,
     UNIFORM,
     Divergence,
     Origin,
@@ -38,9 +39,6 @@ from ptxlint.analyses.uniformity.static import (
 from ptxlint.analyses.uniformity.thread_index import integer_only
 from ptxlint.isa.special_registers import UNIFORMITY, special_register_base
 from ptxlint.source import Span
-
-# The cause label of an `elect.sync` predicate, and of what copies it (`selp d, 1, 0, p`).
-ELECTED = "`elect.sync`: true in one lane"
 
 _FULL_MASKS = frozenset({-1, 0xFFFFFFFF})
 
