@@ -52,13 +52,15 @@ __device__ __forceinline__ void block_sync() {
     __syncthreads();
 }
 """
-# A library's header inside the project's tree (a vendored CUTLASS): its frames are folded.
+# A library's header inside the project's tree (a vendored CuTe): its frames are folded. The
+# election as CuTe writes it: a value set to 1 under the elected predicate.
 LIBRARY = """\
 #pragma once
 namespace cutlass { namespace arch {
 __device__ __forceinline__ bool elect_one_sync() {
-  unsigned pred = 0;
-  asm volatile("{\\n .reg .pred P1;\\n elect.sync _|P1, 0xffffffff;\\n selp.b32 %0, 1, 0, P1;\\n}\\n" : "+r"(pred));
+  unsigned pred = 0, laneid = 0;
+  asm volatile("{\\n .reg .b32 %%rx;\\n .reg .pred %%px;\\n elect.sync %%rx|%%px, %2;\\n@%%px mov.s32 %1, 1;\\n"
+               " mov.s32 %0, %%rx;\\n}\\n" : "+r"(laneid), "+r"(pred) : "r"(0xFFFFFFFF));
   return pred;
 }
 }}
