@@ -84,9 +84,18 @@ def _with_repeats(found: Group, source: SourceFile, report: Report, result: File
     if found.others:
         lines = ", ".join(str(other.span.line) for other in found.others[:_LISTED_REPEATS])
         more = ", …" if len(found.others) > _LISTED_REPEATS else ""
-        # At the source line the repeats share that line; their PTX lines are of a file the
-        # reader may not have.
+        # At the source line the repeats share the line they were written on; where they were
+        # called from may differ (a helper inlined at several calls). Their PTX lines are of a
+        # file the reader may not have.
         where = "" if at_source else f"{'line' if len(found.others) == 1 else 'lines'} {lines}{more}; "
+        if at_source:
+            shown = diagnostic.source_frame
+            calls = list(dict.fromkeys(
+                frame.line for other in found.others if (frame := other.source_frame) is not None and frame != shown
+            ))
+            if calls:
+                listed = ", ".join(str(line) for line in calls[:_LISTED_REPEATS])
+                where = f"at {'line' if len(calls) == 1 else 'lines'} {listed}{', …' if len(calls) > _LISTED_REPEATS else ''}; "
         note = (
             f"and {plural(len(found.others), 'more finding')} like it in "
             f"{plural(found.kernels, 'kernel')} ({where}--no-group shows each)"

@@ -66,7 +66,7 @@ def source_diagnostic_text(
             marks.append(_Mark(shown_frame(label.origin), "-", _LABEL, in_source_terms(label.message, terms)))
         else:
             unmapped.append(label)
-    marks = _merged(marks)
+    marks = _without_repeated_sources(_merged(marks))
     files = list(dict.fromkeys([primary.path] + [mark.frame.path for mark in marks]))
     width = max(len(str(mark.frame.line)) for mark in marks)
     for step in diagnostic.witness:
@@ -104,6 +104,22 @@ def _merged(marks: list[_Mark]) -> list[_Mark]:
         known = merged.get(key)
         merged[key] = mark if known is None else _Mark(known.frame, known.marker, known.style, known.message, known.count + 1)
     return list(merged.values())
+
+
+_VARIES = re.compile(r"^(`[^`]+`) varies per thread$")
+
+
+def _without_repeated_sources(marks: list[_Mark]) -> list[_Mark]:
+    """Without "`threadIdx.x` varies per thread" when another label already names
+    `threadIdx.x` (the branch on a comparison of it): the compiler reads the index once, so that
+    label's line is wherever the first use was, not a line that explains this finding."""
+    kept = []
+    for mark in marks:
+        varying = _VARIES.match(mark.message)
+        if varying is not None and any(varying.group(1) in other.message for other in marks if other is not mark):
+            continue
+        kept.append(mark)
+    return kept
 
 
 def _position(frame: SourceFrame) -> str:
