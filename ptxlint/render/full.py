@@ -33,7 +33,7 @@ from ptxlint.render import Report, notice
 from ptxlint.render.grouping import Group, group
 from ptxlint.render.locations import display_path, origin_text, span_location
 from ptxlint.render.names import readable
-from ptxlint.render.source_view import source_diagnostic_text
+from ptxlint.render.source_view import source_diagnostic_text, source_line
 from ptxlint.render.summary import segments, use_color
 from ptxlint.render.text import plural, printable
 from ptxlint.source import SourceFile, Span
@@ -139,15 +139,17 @@ def diagnostic_text(
     ptx_path: str | None = None,
 ) -> Text:
     style = SEVERITY_STYLE[diagnostic.severity]
-    if map_to_source and diagnostic.origin:
+    frame = diagnostic.source_frame if map_to_source else None
+    if frame is not None and source_line(frame.path, frame.line) is not None:
         return source_diagnostic_text(diagnostic, source, style, style, ptx_path, all_steps, shown_steps)
+    # The source cannot be read from here (PTX from elsewhere): its line is named, the PTX shown.
     annotations = [_Annotation(diagnostic.span, "^", style, "")]
     annotations += [_Annotation(label.span, "-", _LABEL, label.message) for label in diagnostic.labels]
     annotations.sort(key=lambda annotation: (annotation.span.line, annotation.span.start))
     width = len(str(max(annotation.span.line for annotation in annotations)))
     out = Text()
     _header(out, diagnostic, style)
-    _pointer(out, diagnostic, source, width)
+    _pointer(out, diagnostic, source, width, frame)
     _frame(out, source, annotations, width)
     _witness(out, diagnostic, source, width, all_steps)
     _footer(out, diagnostic, width)
@@ -159,9 +161,12 @@ def _header(out: Text, diagnostic: Diagnostic, style: str) -> None:
     out.append(f": {printable(readable(diagnostic.message))}\n", style="bold")
 
 
-def _pointer(out: Text, diagnostic: Diagnostic, source: SourceFile, width: int) -> None:
+def _pointer(out: Text, diagnostic: Diagnostic, source: SourceFile, width: int, frame: SourceFrame | None) -> None:
     location = span_location(source, diagnostic.span)
-    out.append(" " * width + "--> ", style=_GUTTER)
+    if frame is not None:
+        out.append(" " * width + "--> ", style=_GUTTER)
+        out.append(printable(f"{display_path(frame.path)}:{frame.line}" + (f":{frame.column}" if frame.column else "")) + "\n")
+    out.append(" " * width + ("::: " if frame is not None else "--> "), style=_GUTTER)
     out.append(f"{printable(source.path)}:{location.line}:{location.column}\n")
 
 
