@@ -140,7 +140,7 @@ class _Describer:
         if base in ("and", "or", "xor", "not") and instruction.opcode.has("pred"):
             return f"a condition on {sources}" if sources else "a condition"
         if base == "ld" and instruction.opcode.has("param"):
-            return "a kernel parameter"
+            return _parameter(instruction)
         if base in ("ld", "ldu", "atom"):
             return "a value loaded from memory"
         return f"a value computed from {sources}" if sources else f"the result of `{instruction.opcode.text}`"
@@ -178,12 +178,24 @@ class _Describer:
         if base == "elect":
             return ["`elect.sync`"]
         if base == "ld" and definition.opcode.has("param"):
-            return ["a kernel parameter"]
+            return [_parameter(definition)]
         if base in ("ld", "ldu", "atom"):
             return ["a value loaded from memory"]
         if depth + 1 >= _MAX_DEPTH:
             return []
         return self._sources(found, depth + 1, seen)
+
+
+def _parameter(load: Instruction) -> str:
+    """A `ld.param` as the parameter it reads: nvcc names them `<kernel>_param_<N>`, counted from
+    0, in the order of the C++ signature."""
+    for operand in load.sources:
+        base = operand.base if type(operand) is Address else operand  # type: ignore[union-attr]
+        if type(base) is Symbol and "_param_" in base.name:  # type: ignore[union-attr]
+            number = base.name.rpartition("_param_")[2]  # type: ignore[union-attr]
+            if number.isdigit():
+                return f"kernel parameter {int(number) + 1}"
+    return "a kernel parameter"
 
 
 def _names(found: list[str]) -> str:

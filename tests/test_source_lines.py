@@ -166,7 +166,7 @@ def test_path_steps_are_source_lines(project: Path) -> None:
     output = ptxlint("leak.cu")
     assert "[sm_100a]:" not in output
     leak = findings(output)["PTX203"]
-    assert f"line {RETURN_BRANCH_LINE}: branch on a comparison of a kernel parameter taken" in leak
+    assert f"line {RETURN_BRANCH_LINE}: branch on a comparison of kernel parameter 2 taken" in leak  # `n`
     assert "│ if (n == 0) {" in leak
     assert not re.search(r"\n\s+\d+\. \d+:\d+", leak)  # no PTX line:column steps
 
