@@ -52,7 +52,10 @@ def terms(
                 continue
             said = describer.name(name, frame_of, home)
             if said is not None:
-                found[whole] = f"the opposite of {said}" if negated else said
+                said = f"the opposite of {said}" if negated else said
+                found[whole] = said
+                # "its guard `%p1` varies" reads as "its guard (a comparison of …) varies".
+                found[f"guard {whole}"] = f"guard ({said})"
         for match in _PTX_LINE.finditer(text):
             whole = match.group(0)
             if whole in found:

@@ -106,7 +106,7 @@ def _merged(marks: list[_Mark]) -> list[_Mark]:
     return list(merged.values())
 
 
-_VARIES = re.compile(r"^(`[^`]+`) varies per thread$")
+_VARIES = re.compile(r"^(.+) varies per thread$")
 
 
 def _without_repeated_sources(marks: list[_Mark]) -> list[_Mark]:
