@@ -29,7 +29,9 @@ CUDA_NAMES = {
 }
 ELECTED = "the `elect.sync` result (true in one lane)"
 _BACKTICKED = re.compile(r"`(!?)([%$]?[A-Za-z_][\w$.]*)`")
+_ADDRESS = re.compile(r"`\[(%[A-Za-z_][\w$.]*)(?:\s*[+-]\s*\d+)?\]`")  # `[%r4]`, `[%r4+8]`
 _PTX_LINE = re.compile(r"\b(at|on) line (\d+)\b")
+_NOUNS = ("guard", "operand", "register", "predicate")  # "guard `%p1`": the description in parentheses
 _MAX_FROM = 3  # what a value is computed from, named at most
 _MAX_DEPTH = 8  # definitions followed back
 
@@ -55,7 +57,17 @@ def terms(
                 said = f"the opposite of {said}" if negated else said
                 found[whole] = said
                 # "its guard `%p1` varies" reads as "its guard (a comparison of …) varies".
-                found[f"guard {whole}"] = f"guard ({said})"
+                for noun in _NOUNS:
+                    found[f"{noun} {whole}"] = f"{noun} ({said})"
+        for match in _ADDRESS.finditer(text):
+            whole = match.group(0)
+            if whole in found:
+                continue
+            said = describer.name(match.group(1), frame_of, home)
+            if said is not None:
+                said = said.replace("a value computed from ", "computed from ", 1) if said.startswith("a value ") else said
+                found[whole] = f"the address ({said})"
+                found[f"operand {whole}"] = f"address operand ({said})"
         for match in _PTX_LINE.finditer(text):
             whole = match.group(0)
             if whole in found:

@@ -67,7 +67,7 @@ __device__ __forceinline__ bool elect_one_sync() {
 """
 
 # An early return on a kernel parameter (line 9) skips the dealloc: a leak whose path runs through
-# that branch.
+# that branch. The `tcgen05.ld` address varies per thread (PTX105, an operand named in its message).
 LEAK = """\
 #include <cstdint>
 __global__ void leak(uint32_t *out, int n)
@@ -83,6 +83,10 @@ __global__ void leak(uint32_t *out, int n)
     out[threadIdx.x] = base;
     __syncthreads();
     if (threadIdx.x < 32) {
+        uint32_t value;
+        asm volatile("tcgen05.ld.sync.aligned.32x32b.x1.b32 {%0}, [%1];" : "=r"(value) : "r"(base + threadIdx.x));
+        asm volatile("tcgen05.wait::ld.sync.aligned;");
+        out[threadIdx.x] = value;
         asm volatile("tcgen05.dealloc.cta_group::1.sync.aligned.b32 %0, 32;" :: "r"(base));
     }
 }
@@ -169,6 +173,8 @@ def test_path_steps_are_source_lines(project: Path) -> None:
     assert f"line {RETURN_BRANCH_LINE}: branch on a comparison of kernel parameter 2 taken" in leak  # `n`
     assert "│ if (n == 0) {" in leak
     assert not re.search(r"\n\s+\d+\. \d+:\d+", leak)  # no PTX line:column steps
+    operand = findings(output)["PTX105"]
+    assert "address operand (computed from a value loaded from memory and `threadIdx.x`) of `tcgen05.ld`" in operand
 
 
 def test_inlined_helper_is_shown_at_the_outermost_user_call(project: Path) -> None:
