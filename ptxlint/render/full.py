@@ -149,7 +149,7 @@ def diagnostic_text(
     width = len(str(max(annotation.span.line for annotation in annotations)))
     out = Text()
     _header(out, diagnostic, style)
-    _pointer(out, diagnostic, source, width, frame)
+    _pointer(out, diagnostic, source, width, frame, ptx_path)
     _frame(out, source, annotations, width)
     _witness(out, diagnostic, source, width, all_steps)
     _footer(out, diagnostic, width)
@@ -161,13 +161,17 @@ def _header(out: Text, diagnostic: Diagnostic, style: str) -> None:
     out.append(f": {printable(readable(diagnostic.message))}\n", style="bold")
 
 
-def _pointer(out: Text, diagnostic: Diagnostic, source: SourceFile, width: int, frame: SourceFrame | None) -> None:
+def _pointer(
+    out: Text, diagnostic: Diagnostic, source: SourceFile, width: int, frame: SourceFrame | None, ptx_path: str | None
+) -> None:
+    """The location line(s): the source line when it is known but unreadable, then the PTX, in the
+    file `--keep-ptx` wrote when there is one."""
     location = span_location(source, diagnostic.span)
     if frame is not None:
         out.append(" " * width + "--> ", style=_GUTTER)
         out.append(printable(f"{display_path(frame.path)}:{frame.line}" + (f":{frame.column}" if frame.column else "")) + "\n")
     out.append(" " * width + ("::: " if frame is not None else "--> "), style=_GUTTER)
-    out.append(f"{printable(source.path)}:{location.line}:{location.column}\n")
+    out.append(f"{printable(display_path(ptx_path) if ptx_path else source.path)}:{location.line}:{location.column}\n")
 
 
 def _frame(out: Text, source: SourceFile, annotations: list[_Annotation], width: int) -> None:
