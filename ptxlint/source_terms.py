@@ -178,7 +178,8 @@ class _Describer:
         if kind is Negated:
             return self._leaves(operand.operand, position, depth, seen)  # type: ignore[attr-defined]
         if kind is SpecialRegister:
-            said = CUDA_NAMES.get(operand.name, operand.name)  # type: ignore[attr-defined]
+            name: str = operand.name  # type: ignore[attr-defined]
+            said = CUDA_NAMES.get(name, name)
             return [said if said.startswith("the ") else f"`{said}`"]
         if kind is Immediate or kind is Symbol or kind is Address:
             return []

@@ -120,8 +120,8 @@ class LocationIndex:
             return None
         known = self._sites.get(id(function))
         if known is None:
-            sites = inlining_sites(self._source, function.span.start, function.span.end)
-            known = self._sites[id(function)] = ([where for where, _ in sites], [site for _, site in sites])
+            found = inlining_sites(self._source, function.span.start, function.span.end)
+            known = self._sites[id(function)] = ([where for where, _ in found], [site for _, site in found])
         offsets, sites = known
         for number in range(bisect.bisect_left(offsets, offset) - 1, -1, -1):
             site = sites[number]
