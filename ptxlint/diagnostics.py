@@ -49,6 +49,9 @@ class SourceFrame:
     # A file of a library the project includes (CUTLASS, CuTe, the CUDA headers), not the user's
     # own: shown folded, after the user's frames (ptxlint.sourcemap decides).
     library: bool = field(default=False, compare=False)
+    # The function this line is in when it was inlined (nvcc's `function_name`, mangled); "" when
+    # the PTX does not say.
+    function: str = field(default="", compare=False)
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.column}" if self.column else f"{self.path}:{self.line}"

@@ -24,7 +24,7 @@ from typing import Iterable, Sequence
 from ptxlint import source_terms
 from ptxlint.diagnostics import Diagnostic, Label, SourceFrame, shown_frame
 from ptxlint.ir import Function, Instruction, Module, SourceLocation
-from ptxlint.lower import inlining_sites
+from ptxlint.lower import InliningSite, debug_strings, inlining_sites
 from ptxlint.source import Span
 
 # Folders that hold a library's headers rather than the project's own code.
@@ -75,7 +75,8 @@ class LocationIndex:
 
     def __init__(self, module: Module, project: Sequence[str] = ()) -> None:
         self._source = module.source
-        self._sites: dict[int, tuple[list[int], list[SourceLocation]]] = {}  # per function: `.loc … inlined_at`
+        self._sites: dict[int, tuple[list[int], list[InliningSite]]] = {}  # per function: `.loc … inlined_at`
+        self._strings: dict[str, str] | None = None  # `$L__info_stringN` → an inlined function's name
         self._definitions: dict[int, dict[str, list[int]]] = {}  # per function: where each register is written
         self._files = module.files
         self._library = {number: is_library_file(path, project) for number, path in module.files.items()}
@@ -98,35 +99,46 @@ class LocationIndex:
         """``location``'s frames, innermost first. With the ``offset`` of the instruction it
         belongs to, a call site that nvcc's `.loc` names without its own `inlined_at` is followed
         further through the nearest earlier `.loc` at that position that has one (nvcc writes
-        one level of inlining per directive)."""
+        one level of inlining per directive), and each inlined frame gets the name of its
+        function (`function_name`)."""
         frames: list[SourceFrame] = []
         current: SourceLocation | None = location
+        site = self._site_before(location, offset + 1) if offset is not None and location.inlined_at is not None else None
         while current is not None and len(frames) < 64:  # a malformed chain must not loop forever
             path = self._files.get(current.file, f"<.file {current.file}>")
-            frames.append(SourceFrame(path, current.line, current.column, self._library.get(current.file, False)))
+            function = self._function_name(site) if site is not None else ""
+            frames.append(SourceFrame(path, current.line, current.column, self._library.get(current.file, False), function))
             outer = current.inlined_at
+            site = None
             if outer is not None and outer.inlined_at is None and offset is not None:
                 site = self._site_before(outer, offset)
                 if site is not None:
-                    offset, outer = site
+                    offset, outer = site.offset, site.location
             current = outer
         return tuple(frames)
 
-    def _site_before(self, position: SourceLocation, offset: int) -> tuple[int, SourceLocation] | None:
+    def _function_name(self, site: InliningSite) -> str:
+        if site.function_label is None:
+            return ""
+        if self._strings is None:
+            self._strings = debug_strings(self._source)
+        return self._strings.get(site.function_label, "")
+
+    def _site_before(self, position: SourceLocation, offset: int) -> InliningSite | None:
         """The last `.loc` before ``offset`` in its function at ``position`` that names where it
-        was inlined, with its offset."""
-        function = self._function_at(offset)
+        was inlined."""
+        function = self._function_at(max(0, offset - 1))
         if function is None:
             return None
         known = self._sites.get(id(function))
         if known is None:
             found = inlining_sites(self._source, function.span.start, function.span.end)
-            known = self._sites[id(function)] = ([where for where, _ in found], [site for _, site in found])
+            known = self._sites[id(function)] = ([site.offset for site in found], found)
         offsets, sites = known
         for number in range(bisect.bisect_left(offsets, offset) - 1, -1, -1):
             site = sites[number]
-            if (site.file, site.line, site.column) == (position.file, position.line, position.column):
-                return offsets[number], site
+            if (site.location.file, site.location.line, site.location.column) == (position.file, position.line, position.column):
+                return site
         return None
 
     def mapped(self, diagnostic: Diagnostic) -> Diagnostic:

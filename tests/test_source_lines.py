@@ -40,7 +40,7 @@ __global__ void kernel(uint32_t *out, int n)
         block_sync();
     }
     if (cutlass::arch::elect_one_sync()) {
-        asm volatile("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;");
+        cutlass::arch::relinquish_permit();
     }
 }
 """
@@ -62,6 +62,9 @@ __device__ __forceinline__ bool elect_one_sync() {
   asm volatile("{\\n .reg .b32 %%rx;\\n .reg .pred %%px;\\n elect.sync %%rx|%%px, %2;\\n@%%px mov.s32 %1, 1;\\n"
                " mov.s32 %0, %%rx;\\n}\\n" : "+r"(laneid), "+r"(pred) : "r"(0xFFFFFFFF));
   return pred;
+}
+__device__ __forceinline__ void relinquish_permit() {
+  asm volatile("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;");
 }
 }}
 """
@@ -182,13 +185,14 @@ def test_inlined_helper_is_shown_at_the_outermost_user_call(project: Path) -> No
     barrier = shown["PTX102"]
     assert f"--> kernel.cu:{SYNC_CALL_LINE}:9" in barrier
     assert f"\n{SYNC_CALL_LINE} |         block_sync();\n" in barrier
-    assert "= inlined from: helpers.cuh:3:5" in barrier
+    assert "= inlined from: `block_sync()` at helpers.cuh:3:5" in barrier
     assert "if (threadIdx.x % 2) {" in barrier  # the deciding branch's text
     elected = shown["PTX104"]
     assert f"--> kernel.cu:{ELECT_LINE + 1}:9" in elected
     assert "`elect.sync`: true in one lane" in elected  # the cause, not "thread-varying"
     # The library header's line is folded, not shown as the place to look.
     assert "include/cutlass/arch/elect.h" not in re.sub(r"= in library code:.*", "", elected)
+    assert "\n   = in library code: `cutlass::arch::relinquish_permit()` at include/cutlass/arch/elect.h:10:3\n" in elected
 
 
 def test_json_locations_are_cu_lines(project: Path) -> None:

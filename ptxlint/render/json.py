@@ -87,7 +87,10 @@ def _diagnostic(diagnostic: Diagnostic, result: FileResult, map_to_source: bool)
 
 
 def _frames(origin: tuple[SourceFrame, ...]) -> list[dict[str, Any]]:
-    return [{"path": frame.path, "line": frame.line, "column": frame.column, "library": frame.library} for frame in origin]
+    return [
+        {"path": frame.path, "line": frame.line, "column": frame.column, "library": frame.library, "function": frame.function}
+        for frame in origin
+    ]
 
 
 def _frame(frame: SourceFrame) -> dict[str, Any]:

@@ -164,14 +164,19 @@ def _underline(out: Text, text: str, mark: _Mark, width: int) -> None:
 
 def _chain(out: Text, origin: tuple[SourceFrame, ...], as_written: bool, width: int) -> None:
     """The helpers the finding's line was inlined from, outermost first (for a finding about the
-    text, the calls it was inlined at); library frames folded."""
+    text, the calls it was inlined at), named where the PTX names them; library frames folded."""
     inner, library = user_chain(origin, as_written)
     if inner:
         title = "inlined at" if as_written else "inlined from"
-        _note(out, width, title, (", " if as_written else " → ").join(_position(frame) for frame in inner))
+        _note(out, width, title, (", " if as_written else " → ").join(_named(frame) for frame in inner))
     if library:
-        names = ", ".join(_position(frame) for frame in library[:2]) + (", …" if len(library) > 2 else "")
-        _note(out, width, "in library code", f"{plural(len(library), 'frame')} ({names})")
+        names = ", ".join(_named(frame) for frame in library[:2]) + (", …" if len(library) > 2 else "")
+        _note(out, width, "in library code", names)
+
+
+def _named(frame: SourceFrame) -> str:
+    """`lane_barrier()` at kernel.cu:4:5 (the function demangled by ``readable``)."""
+    return f"`{frame.function}` at {_position(frame)}" if frame.function else _position(frame)
 
 
 def _path(
