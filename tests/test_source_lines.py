@@ -42,9 +42,13 @@ __global__ void kernel(uint32_t *out, int n)
     if (cutlass::arch::elect_one_sync()) {
         cutlass::arch::relinquish_permit();
     }
+    if (threadIdx.x > 40) {
+        block_sync();
+    }
+    out[threadIdx.x + 1] = 2;
 }
 """
-ALLOC_LINE, BRANCH_LINE, SYNC_CALL_LINE, ELECT_LINE = 10, 9, 18, 20
+ALLOC_LINE, BRANCH_LINE, SYNC_CALL_LINE, ELECT_LINE, SECOND_SYNC_CALL_LINE = 10, 9, 18, 20, 24
 # A helper of the project's own, inlined: the barrier is written on its line 3.
 HELPERS = """\
 #pragma once
@@ -140,10 +144,21 @@ def ptxlint(*args: str) -> str:
     return result.stdout
 
 
+def ptxlint_grouped(*args: str) -> str:
+    result = CliRunner().invoke(main, ["--color", "never", *args])
+    assert result.exit_code == 1, result.output
+    return result.stdout
+
+
+def blocks(output: str) -> list[str]:
+    """The full format's findings, each its lines."""
+    return re.split(r"\n(?=(?:error|warning)\[)", output.split("\nFound ")[0])
+
+
 def findings(output: str) -> dict[str, str]:
     """The full format's findings by rule code (the first of each)."""
     found: dict[str, str] = {}
-    for block in re.split(r"\n(?=(?:error|warning)\[)", output.split("\nFound ")[0]):
+    for block in blocks(output):
         found.setdefault(block[block.index("[") + 1 : block.index("]")], block)
     return found
 
@@ -181,13 +196,16 @@ def test_path_steps_are_source_lines(project: Path) -> None:
 
 
 def test_inlined_helper_is_shown_at_the_outermost_user_call(project: Path) -> None:
-    shown = findings(ptxlint("kernel.cu"))
+    output = ptxlint("kernel.cu")
+    shown = findings(output)
     barrier = shown["PTX102"]
     assert f"--> kernel.cu:{SYNC_CALL_LINE}:9" in barrier
     assert f"\n{SYNC_CALL_LINE} |         block_sync();\n" in barrier
     assert "= inlined from: `block_sync()` at helpers.cuh:3:5" in barrier
     assert "if (threadIdx.x % 2) {" in barrier  # the deciding branch's text
-    elected = shown["PTX104"]
+    grouped = findings(ptxlint_grouped("kernel.cu"))["PTX102"]
+    assert f"and 1 more finding like it in 1 kernel (at line {SECOND_SYNC_CALL_LINE}; --no-group shows each)" in grouped
+    elected = next(block for block in blocks(output) if "relinquish" in block.splitlines()[0])
     assert f"--> kernel.cu:{ELECT_LINE + 1}:9" in elected
     assert "`elect.sync`: true in one lane" in elected  # the cause, not "thread-varying"
     # The library header's line is folded, not shown as the place to look.
@@ -212,6 +230,10 @@ def test_sarif_refers_only_to_files_that_exist(project: Path) -> None:
     log = json.loads(ptxlint("kernel.cu", "--output-format", "sarif"))
     uris = {match for match in re.findall(r'"uri": "([^"]+)"', json.dumps(log["runs"][0]["results"]))}
     assert uris == {"kernel.cu", "helpers.cuh"}
+    # One result per line a finding is shown at: the helper's barrier, inlined at two calls, is two.
+    barriers = [result for result in log["runs"][0]["results"] if result["ruleId"] == "PTX102"]
+    lines = sorted(result["locations"][0]["physicalLocation"]["region"]["startLine"] for result in barriers)
+    assert lines == [SYNC_CALL_LINE, SECOND_SYNC_CALL_LINE]
     # With --keep-ptx the PTX is related too, at the file written.
     log = json.loads(ptxlint("kernel.cu", "--output-format", "sarif", "--keep-ptx", "ptx"))
     kept = project / "ptx" / "kernel.sm_100a.ptx"

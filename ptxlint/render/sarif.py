@@ -133,7 +133,7 @@ class _RunBuilder:
         if not self.report.maps_to_source(result):
             return [self.result(diagnostic, result) for diagnostic in result.diagnostics]
         found = []
-        for repeated in group(result.diagnostics, result.source):
+        for repeated in group(result.diagnostics, result.source, by_shown_line=True):
             if not repeated.others or not repeated.first.origin:
                 found += [self.result(diagnostic, result) for diagnostic in (repeated.first, *repeated.others)]
                 continue
