@@ -194,6 +194,10 @@ def _listing_format_option(command):  # type: ignore[no-untyped-def]
     "-p", "--compile-commands", metavar="PATH",
     help="Take each `.cu` file's compiler flags from this compile_commands.json (or the folder holding it).",
 )
+@click.option(
+    "--keep-ptx", metavar="DIR",
+    help="Write the PTX of each `.cu` or binary input into DIR (kernel.sm_100a.ptx); PTX locations then point there.",
+)
 @click.option("--show-all-steps", is_flag=True, help="Print every step of a finding's path, not only the branches that decide it.")
 @click.option(
     "--no-group", is_flag=True,
@@ -272,6 +276,7 @@ def check(
     map_to_source: bool,
     architectures: tuple[str, ...],
     compile_commands: str | None,
+    keep_ptx: str | None,
     show_all_steps: bool,
     no_group: bool,
     exclude: tuple[str, ...],
@@ -327,7 +332,8 @@ def check(
     started = time.perf_counter()
     results = _lint_inputs(
         files, resolver, max_file_size, time_budget, jobs, quiet, architectures, compiler_flags, compile_commands,
-        timings, max_analysis_steps, stdin_filename=stdin_filename, cache_dir=None if no_cache else _cache_dir(cache_dir),
+        timings, max_analysis_steps, keep_ptx, stdin_filename=stdin_filename,
+        cache_dir=None if no_cache else _cache_dir(cache_dir),
     )
     elapsed = time.perf_counter() - started
     if write_baseline:
@@ -403,6 +409,7 @@ def _lint_inputs(
     compile_commands: str | None,
     timings: bool = False,
     max_analysis_steps: int | None = None,
+    keep_ptx: str | None = None,
     stdin_filename: str | None = None,
     cache_dir: str | None = None,
 ) -> list[FileResult]:
@@ -414,7 +421,8 @@ def _lint_inputs(
     from ptxlint.diagnostics import FileResult
     from ptxlint.discovery import Unlintable
     from ptxlint.frontends import (
-        CompileOptions, FailedModule, FrontEndError, from_triton_cache, modules_of, needs_front_end,
+        CompileOptions, FailedModule, FrontEndError, from_triton_cache, keep_ptx as write_ptx, modules_of,
+        needs_front_end,
     )
     from ptxlint.lint import input_size, lint_path, lint_paths
     from ptxlint.source import SourceFile
@@ -422,6 +430,8 @@ def _lint_inputs(
     _start_up_finished()
     work: list[tuple[str | SourceFile, LintSettings]] = []
     slots: list[FileResult | tuple[int, bool]] = []  # a failure, or (position in work, map to source)
+    kept: dict[int, str] = {}  # position in work → the PTX file `--keep-ptx` wrote for it
+    taken: set[str] = set()
     for path in files:
         if isinstance(path, Unlintable):
             slots.append(FileResult(path.path, error=path.message))
@@ -461,6 +471,13 @@ def _lint_inputs(
                 click.echo(error.output.rstrip("\n"), err=True)
             slots.append(FileResult(buffer_of or path, error=str(error), tool_output=error.output))
             continue
+        if keep_ptx is not None:
+            compiled = [module for module in modules if not isinstance(module, FailedModule)]
+            try:
+                written = write_ptx(compiled, keep_ptx, taken)
+            except OSError as error:
+                _fail(f"{keep_ptx}: cannot write the PTX ({error.strerror or error})")
+            kept.update(zip(range(len(work), len(work) + len(compiled)), written))
         for module in modules:
             if isinstance(module, FailedModule):  # one architecture of several failed to compile
                 if module.error.output:
@@ -475,6 +492,7 @@ def _lint_inputs(
     else:
         with _progress(len(work), enabled=not quiet) as tick:
             linted = lint_paths(work, processes=jobs, on_done=tick)
+    linted = [dataclasses.replace(result, kept_ptx=kept[position]) if position in kept else result for position, result in enumerate(linted)]
     from ptxlint.source_suppressions import unused_findings
 
     # Unused suppressions in CUDA/Python sources are judged over every module that compiled them.
@@ -720,10 +738,16 @@ class _stages:
 @click.argument("what", required=False, metavar="PASS")
 @click.argument("path", required=False)
 @_config_options
+@click.option("--arch", "architectures", multiple=True, metavar="SM", help="Compile a `.cu` input for this architecture (repeatable).")
+@click.option("-p", "--compile-commands", metavar="PATH", help="Take a `.cu` file's compiler flags from this compile_commands.json.")
 @_quiet_option
-def dump(what: str | None, path: str | None, quiet: bool, **configuration: Any) -> None:
+def dump(
+    what: str | None, path: str | None, quiet: bool, architectures: tuple[str, ...] = (), compile_commands: str | None = None,
+    **configuration: Any,
+) -> None:
     """Print what a pass computes for each instruction of PATH (`ir`: the intermediate
-    representation). Without arguments, list the passes."""
+    representation). Without arguments, list the passes. PATH is PTX, or a `.cu` file or binary
+    as `check` takes them (compiler flags follow `--`); a module per architecture."""
     from ptxlint.passes import load, printable
 
     if what is None:
@@ -741,17 +765,39 @@ def dump(what: str | None, path: str | None, quiet: bool, **configuration: Any) 
         _fail(f"`ptxlint dump {what}` needs a PTX file")
     from ptxlint.lower import lower
 
-    module = lower(_read_or_fail(path))
-    if what == "ir":
-        from ptxlint.printer import format_module
+    resolver = _resolver(**configuration)
+    sources = _dump_sources(path, resolver, architectures, compile_commands)
+    options = resolver.for_path(path).options
+    for number, source in enumerate(sources):
+        if len(sources) > 1:
+            click.echo(f"{'' if number == 0 else chr(10)}// {source.path}")
+        module = lower(source)
+        if what == "ir":
+            from ptxlint.printer import format_module
 
-        click.echo(format_module(module), nl=False)
-        return
-    from ptxlint.context import ModuleContext
-    from ptxlint.printer import format_pass
+            click.echo(format_module(module), nl=False)
+            continue
+        from ptxlint.context import ModuleContext
+        from ptxlint.printer import format_pass
 
-    options = _resolver(**configuration).for_path(path).options
-    click.echo(format_pass(ModuleContext(module, options, record_every_fact=True), what), nl=False)
+        click.echo(format_pass(ModuleContext(module, options, record_every_fact=True), what), nl=False)
+
+
+def _dump_sources(path: str, resolver: ConfigResolver, architectures: tuple[str, ...], compile_commands: str | None) -> list[SourceFile]:
+    """What `ptxlint dump` shows for ``path``: the PTX file, or the modules the front ends make of
+    a `.cu` file (one per architecture, with the flags after `--`) or a binary, as `check` does."""
+    from ptxlint.frontends import CompileOptions, FrontEndError, modules_of, needs_front_end
+
+    if not needs_front_end(path):
+        return [_read_or_fail(path)]
+    flags = click.get_current_context().meta.get("ptxlint.compiler_flags", ())
+    options = CompileOptions(architectures or resolver.for_path(path).cuda_arch, tuple(flags), compile_commands)
+    try:
+        return [module.source for module in modules_of(path, options)]
+    except FrontEndError as error:
+        if error.output:
+            click.echo(error.output.rstrip("\n"), err=True)
+        _fail(f"{path}: {error}")
 
 
 def _read_or_fail(path: str) -> SourceFile:

@@ -33,6 +33,9 @@ class Label:
     # Whether the location has the finding's problem too (another collective the same divergent
     # cause reaches), rather than explaining it: reported once, named at each place it affects.
     also_affected: bool = False
+    # Where the location came from in the CUDA/Triton source (`.loc`, innermost frame first), filled
+    # by ptxlint.sourcemap like a diagnostic's ``origin``.
+    origin: tuple[SourceFrame, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,9 +47,42 @@ class SourceFrame:
     path: str
     line: int
     column: int = 0  # 0: the `.loc` named no column
+    # A file of a library the project includes (CUTLASS, CuTe, the CUDA headers), not the user's
+    # own: shown folded, after the user's frames (ptxlint.sourcemap decides).
+    library: bool = field(default=False, compare=False)
+    # The function this line is in when it was inlined (nvcc's `function_name`, mangled); "" when
+    # the PTX does not say.
+    function: str = field(default="", compare=False)
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.column}" if self.column else f"{self.path}:{self.line}"
+
+
+def shown_frame(origin: tuple[SourceFrame, ...], as_written: bool = False) -> SourceFrame:
+    """The frame of a non-empty ``origin`` a reader is shown first: the outermost frame in the
+    user's own code (the call in their kernel, not the library helper it inlined), else the
+    innermost frame. ``as_written``: the innermost frame in the user's own code instead, for a
+    finding about the text of an instruction (the inline asm with the typo), not about when it
+    runs."""
+    for frame in (origin if as_written else reversed(origin)):
+        if not frame.library:
+            return frame
+    return origin[0]
+
+
+def user_chain(origin: tuple[SourceFrame, ...], as_written: bool = False) -> tuple[tuple[SourceFrame, ...], tuple[SourceFrame, ...]]:
+    """``origin`` outermost first, split into the user's frames after the shown one (the helpers it
+    was inlined from, outermost first; with ``as_written``, the calls it was inlined at, innermost
+    first) and the library frames (folded when shown)."""
+    shown = shown_frame(origin, as_written)
+    if as_written:
+        position = next(number for number, frame in enumerate(origin) if frame is shown)
+        rest = origin[position + 1 :]
+        return tuple(frame for frame in rest if not frame.library), tuple(frame for frame in rest if frame.library)
+    outermost_first = tuple(reversed(origin))
+    position = next(number for number, frame in enumerate(outermost_first) if frame is shown)
+    rest = outermost_first[position + 1 :]
+    return tuple(frame for frame in rest if not frame.library), tuple(frame for frame in rest if frame.library)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +104,18 @@ class Diagnostic:
     help: str | None = None
     witness: tuple[Label, ...] = ()
     origin: tuple[SourceFrame, ...] = ()  # filled by ptxlint.sourcemap when the PTX has `.loc`
+    # What the PTX names in the texts stand for in the source (`%p1` → "a comparison of
+    # `threadIdx.x`", `$L__BB0_2` → "line 20", "line 54" → "line 16"), for showing a finding in
+    # the source's terms; filled by ptxlint.sourcemap.
+    source_terms: tuple[tuple[str, str], ...] = ()
+    # About the text of the instruction (syntax, qualifiers, operand values), not about when it
+    # runs: shown at the source line that wrote it, not at the outermost call (ptxlint.sourcemap).
+    as_written: bool = False
+
+    @property
+    def source_frame(self) -> SourceFrame | None:
+        """The source line this finding is shown at, if its PTX has line information."""
+        return shown_frame(self.origin, self.as_written) if self.origin else None
 
     def sort_key(self) -> tuple[int, int, str]:
         return (self.span.line, self.span.column, self.code)
@@ -92,3 +140,6 @@ class FileResult:
     # What this module saw of the suppression comments in its CUDA/Python sources
     # (`ptxlint.source_suppressions.Use`): whether each is unused is decided over every module.
     source_suppressions: tuple[Any, ...] = field(default=(), repr=False)
+    # Where `--keep-ptx` wrote the PTX of a module ptxlint compiled (`kernel.sm_100a.ptx`): PTX
+    # locations point there, since the module's own name (`kernel.cu[sm_100a]`) is no file.
+    kept_ptx: str | None = None

@@ -190,6 +190,7 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
             dataclasses.replace(use, finding=_override_severity([use.finding], settings.severity)[0]) if use.finding else use
             for use in source_uses
         ]
+    diagnostics = attach_origins(module, diagnostics, project_folders(source.path))
     notice = None
     if unfinished:
         stopped = [code for code in unfinished if code not in skipped]
@@ -200,6 +201,18 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
         sorted(diagnostics, key=Diagnostic.sort_key), outcome.suppressed + in_source.suppressed, tuple(crashes),
         tuple(unfinished), notice, timings.items() if timings is not None else (), budget.steps, tuple(source_uses),
     )
+
+
+def project_folders(path: str) -> tuple[str, ...]:
+    """The folders of the user's own code for a linted file: its own folder (for a module a front
+    end made, `kernel.cu[sm_100a]`, the input's) and the working directory. Frames of `.loc`
+    outside them, or in a library's folder inside them, are a library's (ptxlint/sourcemap.py)."""
+    if path.endswith("]") and "[" in path:
+        path = path[: path.rindex("[")]
+    folders = [os.getcwd()]
+    if not path.startswith("<"):
+        folders.insert(0, os.path.dirname(os.path.abspath(path)))
+    return tuple(folders)
 
 
 @contextlib.contextmanager

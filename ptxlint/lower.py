@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import gc
 import itertools
+import re
 import struct
 from typing import Any, Callable
 
@@ -975,3 +976,54 @@ def _type_of(qualifiers: list[str]) -> str:
         if word not in _STATE_SPACES and word not in _LINKAGE and word not in (".v2", ".v4", ".v8", ".ptr"):
             return word
     return ""
+
+
+_INLINING_SITE = re.compile(
+    rb"^[ \t]*\.loc[ \t]+(\d+)[ \t]+(\d+)[ \t]+(\d+)(?:[ \t]*,[ \t]*function_name[ \t]+([$\w]+))?"
+    rb"[^\n]*?inlined_at[ \t]+(\d+)[ \t]+(\d+)[ \t]+(\d+)",
+    re.MULTILINE,
+)
+_INFO_STRING = re.compile(rb"^[ \t]*(\$L__info_string\d+):[ \t]*\r?\n((?:[ \t]*\.b8[ \t]+[\d, \t]+\r?\n?)+)", re.MULTILINE)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class InliningSite:
+    """A `.loc … inlined_at` directive: where it is (byte offset), the location with the one level
+    of inlining it names, and the debug-string label of the function inlined (`function_name`)."""
+
+    offset: int
+    location: ir.SourceLocation
+    function_label: str | None
+
+
+def inlining_sites(source: SourceFile, start: int, end: int) -> list[InliningSite]:
+    """Every `.loc … inlined_at` between byte ``start`` and ``end``, in order.
+
+    nvcc writes one level of inlining per `.loc` (`.loc 2 5 3, …, inlined_at 1 4 5`); where the
+    call at 1:4:5 was itself inlined is said by an earlier `.loc 1 4 5, …, inlined_at 1 11 9`,
+    often one that no instruction follows. An instruction's location keeps only the last `.loc`,
+    so the source map reads the others here, a byte scan of the directives' fixed shape, when it
+    follows a chain further (ptxlint/sourcemap.py)."""
+    found = []
+    for match in _INLINING_SITE.finditer(source.data, start, end):
+        file, line, column, label, outer_file, outer_line, outer_column = match.groups()
+        outer = ir.SourceLocation(int(outer_file), int(outer_line), int(outer_column))
+        location = ir.SourceLocation(int(file), int(line), int(column), outer)
+        found.append(InliningSite(match.start(), location, label.decode("ascii") if label is not None else None))
+    return found
+
+
+def debug_strings(source: SourceFile) -> dict[str, str]:
+    """The `$L__info_stringN` strings of a `.debug_str` section (what `function_name` names: the
+    mangled name of an inlined function), written by nvcc as `.b8` byte lists ending in 0."""
+    if b"$L__info_string" not in source.data:
+        return {}
+    strings = {}
+    for match in _INFO_STRING.finditer(source.data):
+        values = bytearray()
+        for number in re.findall(rb"(?<![\w.])\d+", match.group(2)):
+            if int(number) == 0 or int(number) > 255:
+                break
+            values.append(int(number))
+        strings[match.group(1).decode("ascii")] = values.decode("utf-8", errors="replace")
+    return strings

@@ -41,15 +41,20 @@ def lint(example: str) -> list[FileResult]:
     return [dataclasses.replace(lint_path(module.source, settings), map_to_source=module.map_to_source) for module in modules]
 
 
+def picture(example: str) -> str:
+    """The SVG of ``example``'s output, run from the repository root (as the README does)."""
+    console = Console(
+        file=io.StringIO(), record=True, force_terminal=True, color_system="truecolor", width=110,
+        highlight=False, soft_wrap=True, emoji=False, markup=False,
+    )
+    full.render(Report(tuple(lint(example))), console)
+    return console.export_svg(title=f"ptxlint {example}")
+
+
 def main() -> None:
     os.chdir(ROOT)
     for example, output in PICTURES.items():
-        console = Console(
-            file=io.StringIO(), record=True, force_terminal=True, color_system="truecolor", width=110,
-            highlight=False, soft_wrap=True, emoji=False, markup=False,
-        )
-        full.render(Report(tuple(lint(example))), console)
-        output.write_text(console.export_svg(title=f"ptxlint {example}"), encoding="utf-8")
+        output.write_text(picture(example), encoding="utf-8")
         print(f"wrote {output.relative_to(ROOT)}")
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -92,6 +93,12 @@ def test_binaries_are_linted_through_their_embedded_ptx(workdir: Path) -> None:
     assert result.exit_code == 2  # the cubin carries machine code only: said, not skipped
     assert "libkernel.so[sm_100a]:" in result.output and "PTX101" in result.output
     assert "kernel.cubin: error: the binary contains no PTX" in result.output
+    # --keep-ptx writes the extracted PTX, and the findings point into it.
+    result = invoke("libkernel.so", "--keep-ptx", "ptx")
+    kept = workdir / "ptx" / "libkernel.so.sm_100a.ptx"
+    assert result.exit_code == 1 and kept.is_file()
+    line = int(re.search(r"ptx/libkernel\.so\.sm_100a\.ptx:(\d+):\d+: PTX101", result.output).group(1))  # type: ignore[union-attr]
+    assert "tcgen05.alloc" in kept.read_text().splitlines()[line - 1]
 
 
 def test_binaries_built_with_lineinfo(workdir: Path) -> None:

@@ -17,11 +17,13 @@ from pathlib import Path
 import pytest
 
 from ptxlint.diagnostics import Diagnostic, FileResult, Label, Severity
-from ptxlint.lint import LintSettings, lint_path
+from ptxlint.lint import LintSettings, lint_path, project_folders
+from ptxlint.lower import lower
 from ptxlint.render import Report, full, renderer, summary
 from ptxlint.rules import ALL_RULES, RULES_BY_CODE
 from ptxlint.rules.base import Rule
 from ptxlint.source import SourceFile
+from ptxlint.sourcemap import attach_origins
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
@@ -39,6 +41,18 @@ SYNTHETIC = Rule(
     precision="medium",
 )
 RULES = (RULES_BY_CODE["PTX001"], RULES_BY_CODE["PTX002"], SYNTHETIC)
+# A synthetic finding about control flow (the PTX1xx family's texts name registers the source map
+# explains), on PTX compiled from tests/golden/inputs/source_view.cu.
+SOURCE_SYNTHETIC = Rule(
+    code="PTX199",
+    name="golden-source-example",
+    severity=Severity.ERROR,
+    summary="A synthetic control-flow finding shown at its source lines",
+    docs="## What it does\nNothing: it exists for the golden tests.\n",
+    check=lambda context: (),
+    tags=("test",),
+    precision="medium",
+)
 
 
 def _span(source: SourceFile, needle: str):  # type: ignore[no-untyped-def]
@@ -66,6 +80,41 @@ def synthetic_result() -> FileResult:
         ),
     )
     return FileResult(path, (diagnostic,), source)
+
+
+def source_view_result(kept: bool) -> FileResult:
+    """The synthetic PTX199 finding on a module as the `.cu` front end names it (no such file),
+    mapped by the driver's source-mapping step; ``kept``: as if `--keep-ptx` wrote its PTX."""
+    ptx = "tests/golden/inputs/source_view.ptx"
+    name = "tests/golden/inputs/source_view.cu[sm_100a]"
+    source = SourceFile.from_bytes(name, (ROOT / ptx).read_bytes())
+    barrier = _span(source, "bar.warp.sync \t-1;")
+    diagnostic = Diagnostic(
+        code=SOURCE_SYNTHETIC.code,
+        name=SOURCE_SYNTHETIC.name,
+        severity=SOURCE_SYNTHETIC.severity,
+        message="`bar.warp.sync` may run with only part of a warp: it is inside a branch on `%p1`",
+        span=barrier,
+        labels=(
+            Label(_span(source, "@%p1 bra \t$L__BB0_2;"), "this branch on `%p1` varies within a warp"),
+            Label(_span(source, "%tid.x"), "`%tid.x` varies per thread"),
+        ),
+        notes=("the other lanes continue at `$L__BB0_2`",),
+        help="execute `bar.warp.sync` on every path",
+        witness=(
+            Label(_span(source, "@%p1 bra \t$L__BB0_2;"), "branch on `%p1` not taken"),
+            Label(barrier, "`bar.warp.sync` reached by lanes 0-15"),
+            Label(_span(source, "@%p2 bra \t$L__BB0_5;"), "branch on `!%p2` not taken", essential=False),
+            Label(_span(source, "bra.uni \t$L__BB0_3;"), "loops back to `$L__BB0_3` (the jump on line 37)"),
+            Label(_span(source, "ret;"), "the kernel ends"),
+        ),
+    )
+    (mapped,) = attach_origins(lower(source), [diagnostic], project_folders(name))
+    return FileResult(name, (mapped,), source, map_to_source=True, kept_ptx=ptx if kept else None)
+
+
+def source_view_report() -> Report:
+    return Report((source_view_result(kept=False), source_view_result(kept=True)), rules=(*RULES, SOURCE_SYNTHETIC))
 
 
 def golden_report(map_to_source: bool = False) -> Report:
@@ -117,6 +166,15 @@ CASES = [
 def test_golden(output_format: str, map_to_source: bool, golden: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     assert_golden(render(output_format, golden_report(map_to_source)), golden)
+
+
+@pytest.mark.parametrize("output_format", ["full", "concise", "json", "sarif"])
+def test_source_view_golden(output_format: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A finding on a module ptxlint compiled, once as compiled in memory, once with its PTX kept:
+    every location at a source line, PTX names in the source's terms, the PTX only as a detail."""
+    monkeypatch.chdir(ROOT)
+    extension = {"full": "txt", "concise": "txt", "json": "json", "sarif": "sarif"}[output_format]
+    assert_golden(render(output_format, source_view_report()), f"source-view-{output_format}.{extension}")
 
 
 def test_colour_changes_only_decoration(monkeypatch: pytest.MonkeyPatch) -> None:

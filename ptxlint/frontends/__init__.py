@@ -133,3 +133,37 @@ def from_triton_cache(path: str) -> bool:
     folder, name = os.path.split(path)
     stem, suffix = os.path.splitext(name)
     return suffix == ".ptx" and os.path.isfile(os.path.join(folder, f"__grp__{stem}.json"))
+
+
+def kept_name(module_name: str) -> str:
+    """The file name `--keep-ptx` gives a module: `kernel.cu[sm_100a]` → `kernel.sm_100a.ptx`,
+    `libfoo.so[sm_90a]` → `libfoo.so.sm_90a.ptx`."""
+    import os
+
+    path, _, label = module_name[:-1].rpartition("[") if module_name.endswith("]") else (module_name, "", "")
+    stem = os.path.basename(path)
+    if stem.endswith(CUDA_SUFFIXES + CUDA_HEADER_SUFFIXES):
+        stem = os.path.splitext(stem)[0]
+    return f"{stem}.{label}.ptx" if label else f"{stem}.ptx"
+
+
+def keep_ptx(modules: list[Module], directory: str, taken: set[str]) -> list[str]:
+    """Write each module's PTX, byte for byte what is linted, into ``directory`` (created if
+    needed) and return the paths written. A name another input of the run already took gets a
+    number (`kernel.sm_100a.2.ptx`). Raises OSError."""
+    import os
+
+    os.makedirs(directory, exist_ok=True)
+    written = []
+    for module in modules:
+        name = kept_name(module.source.path)
+        stem, number = name[: -len(".ptx")], 1
+        while name in taken:
+            number += 1
+            name = f"{stem}.{number}.ptx"
+        taken.add(name)
+        path = os.path.join(directory, name)
+        with open(path, "wb") as handle:
+            handle.write(module.source.data)
+        written.append(path)
+    return written

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from ptxlint.render import Report, notice
-from ptxlint.render.locations import origin_text, primary_location
+from ptxlint.render.locations import origin_text, primary_location, primary_message
 from ptxlint.render.names import readable
 from ptxlint.render.text import printable
 
@@ -18,7 +18,7 @@ def render(report: Report, stream: TextIO) -> None:
             position = f"{location.line}:{location.column}" if location.known_column else f"{location.line}"
             line = (
                 f"{printable(location.path)}:{position}: {diagnostic.severity.value}: {diagnostic.code} "
-                f"{printable(readable(diagnostic.message))}"
+                f"{printable(readable(primary_message(diagnostic, report.maps_to_source(result))))}"
             )
             if diagnostic.origin and not report.maps_to_source(result):
                 line += f" [{printable(origin_text(diagnostic.origin))}]"

@@ -9,6 +9,9 @@
       = source: kernel.cu:12:5, inlined at main.cu:40:3
       = help: separate the operands with commas
 
+A finding shown at its source line (a `.cu` file ptxlint compiled, `--map-to-source`) is told
+entirely in source lines by ``source_view.py``.
+
 Secondary labels get `-` underlines on their own lines (elided runs of lines become `...`), a
 path witness is listed as numbered steps, and one summary line closes the output. Colour is only
 decoration: the text is identical without it.
@@ -30,6 +33,7 @@ from ptxlint.render import Report, notice
 from ptxlint.render.grouping import Group, group
 from ptxlint.render.locations import display_path, origin_text, span_location
 from ptxlint.render.names import readable
+from ptxlint.render.source_view import source_diagnostic_text, source_line
 from ptxlint.render.summary import segments, use_color
 from ptxlint.render.text import plural, printable
 from ptxlint.source import SourceFile, Span
@@ -42,7 +46,6 @@ _MAX_EXCERPT = 240  # characters of a source line shown around a finding; longer
 _EXCERPT_CONTEXT = 60  # characters shown before the first annotation of a cut line
 MAX_WITNESS_LINES = 8  # steps of a path witness shown without --show-all-steps
 _LISTED_REPEATS = 6  # PTX lines of folded repeats named in the note
-_MAX_SOURCE_BYTES = 16 * 1024 * 1024  # of a CUDA/Triton file read to show the line a finding maps to
 
 
 def console_for(stream: TextIO, color: str) -> Console:
@@ -77,16 +80,28 @@ def _shown(report: Report, result: FileResult) -> list[Group]:
 
 def _with_repeats(found: Group, source: SourceFile, report: Report, result: FileResult) -> Text:
     diagnostic = found.first
+    at_source = report.maps_to_source(result) and bool(diagnostic.origin)
     if found.others:
         lines = ", ".join(str(other.span.line) for other in found.others[:_LISTED_REPEATS])
         more = ", …" if len(found.others) > _LISTED_REPEATS else ""
+        # At the source line the repeats share the line they were written on; where they were
+        # called from may differ (a helper inlined at several calls). Their PTX lines are of a
+        # file the reader may not have.
+        where = "" if at_source else f"{'line' if len(found.others) == 1 else 'lines'} {lines}{more}; "
+        if at_source:
+            shown = diagnostic.source_frame
+            calls = list(dict.fromkeys(
+                frame.line for other in found.others if (frame := other.source_frame) is not None and frame != shown
+            ))
+            if calls:
+                listed = ", ".join(str(line) for line in calls[:_LISTED_REPEATS])
+                where = f"at {'line' if len(calls) == 1 else 'lines'} {listed}{', …' if len(calls) > _LISTED_REPEATS else ''}; "
         note = (
             f"and {plural(len(found.others), 'more finding')} like it in "
-            f"{plural(found.kernels, 'kernel')} ({'line' if len(found.others) == 1 else 'lines'} {lines}{more}; "
-            "--no-group shows each)"
+            f"{plural(found.kernels, 'kernel')} ({where}--no-group shows each)"
         )
         diagnostic = dataclasses.replace(diagnostic, notes=diagnostic.notes + (note,))
-    return diagnostic_text(diagnostic, source, report.maps_to_source(result), report.all_steps)
+    return diagnostic_text(diagnostic, source, report.maps_to_source(result), report.all_steps, result.kept_ptx)
 
 
 def _file_error(result: FileResult) -> Text:
@@ -120,19 +135,24 @@ class _Annotation:
 
 
 def diagnostic_text(
-    diagnostic: Diagnostic, source: SourceFile, map_to_source: bool = False, all_steps: bool = False
+    diagnostic: Diagnostic, source: SourceFile, map_to_source: bool = False, all_steps: bool = False,
+    ptx_path: str | None = None,
 ) -> Text:
     style = SEVERITY_STYLE[diagnostic.severity]
+    frame = diagnostic.source_frame if map_to_source else None
+    if frame is not None and source_line(frame.path, frame.line) is not None:
+        return source_diagnostic_text(diagnostic, source, style, style, ptx_path, all_steps, shown_steps)
+    # The source cannot be read from here (PTX from elsewhere): its line is named, the PTX shown.
     annotations = [_Annotation(diagnostic.span, "^", style, "")]
     annotations += [_Annotation(label.span, "-", _LABEL, label.message) for label in diagnostic.labels]
     annotations.sort(key=lambda annotation: (annotation.span.line, annotation.span.start))
     width = len(str(max(annotation.span.line for annotation in annotations)))
     out = Text()
     _header(out, diagnostic, style)
-    _pointer(out, diagnostic, source, map_to_source, width)
+    _pointer(out, diagnostic, source, width, frame, ptx_path)
     _frame(out, source, annotations, width)
     _witness(out, diagnostic, source, width, all_steps)
-    _footer(out, diagnostic, map_to_source, width)
+    _footer(out, diagnostic, width)
     return out
 
 
@@ -141,55 +161,17 @@ def _header(out: Text, diagnostic: Diagnostic, style: str) -> None:
     out.append(f": {printable(readable(diagnostic.message))}\n", style="bold")
 
 
-def _pointer(out: Text, diagnostic: Diagnostic, source: SourceFile, map_to_source: bool, width: int) -> None:
+def _pointer(
+    out: Text, diagnostic: Diagnostic, source: SourceFile, width: int, frame: SourceFrame | None, ptx_path: str | None
+) -> None:
+    """The location line(s): the source line when it is known but unreadable, then the PTX, in the
+    file `--keep-ptx` wrote when there is one."""
     location = span_location(source, diagnostic.span)
-    ptx = f"{printable(source.path)}:{location.line}:{location.column}"
-    if map_to_source and diagnostic.origin:
+    if frame is not None:
         out.append(" " * width + "--> ", style=_GUTTER)
-        shown = diagnostic.origin[0]
-        out.append(printable(f"{display_path(shown.path)}:{shown.line}" + (f":{shown.column}" if shown.column else "")) + "\n")
-        _origin_excerpt(out, diagnostic.origin[0], width, SEVERITY_STYLE[diagnostic.severity])
-        out.append(" " * width + "::: ", style=_GUTTER)
-        out.append(ptx + "\n")
-    else:
-        out.append(" " * width + "--> ", style=_GUTTER)
-        out.append(ptx + "\n")
-
-
-def _origin_excerpt(out: Text, frame: SourceFrame, width: int, style: str) -> None:
-    """The CUDA/Triton line a finding maps to, with a caret at the `.loc` column, when that file
-    can be read from here (it usually can: ptxlint compiled it, or Triton just did)."""
-    line = _source_line_of(frame.path, frame.line)
-    if line is None:
-        return
-    number = f"{frame.line}"
-    gutter = max(width, len(number))
-    text = _display(line[:_MAX_EXCERPT])
-    out.append(" " * gutter + " |\n", style=_GUTTER)
-    out.append(f"{number:>{gutter}} |", style=_GUTTER)
-    out.append((" " + text).rstrip() + "\n")
-    if frame.column:
-        indent = cell_len(_display(line[: frame.column - 1]))
-        out.append(" " * gutter + " |", style=_GUTTER)
-        out.append(" " + " " * indent)
-        out.append("^", style=style)
-        out.append("\n")
-
-
-@functools.lru_cache(maxsize=64)
-def _source_lines(path: str) -> tuple[str, ...] | None:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return tuple(handle.read(_MAX_SOURCE_BYTES).splitlines())
-    except OSError:
-        return None
-
-
-def _source_line_of(path: str, line: int) -> str | None:
-    lines = _source_lines(path)
-    if lines is None or not 1 <= line <= len(lines):
-        return None
-    return lines[line - 1]
+        out.append(printable(f"{display_path(frame.path)}:{frame.line}" + (f":{frame.column}" if frame.column else "")) + "\n")
+    out.append(" " * width + ("::: " if frame is not None else "--> "), style=_GUTTER)
+    out.append(f"{printable(display_path(ptx_path) if ptx_path else source.path)}:{location.line}:{location.column}\n")
 
 
 def _frame(out: Text, source: SourceFile, annotations: list[_Annotation], width: int) -> None:
@@ -323,15 +305,15 @@ def shown_steps(witness: tuple[Label, ...], all_steps: bool = False) -> list[tup
     return shown
 
 
-def _footer(out: Text, diagnostic: Diagnostic, map_to_source: bool, width: int) -> None:
-    if diagnostic.origin and not map_to_source:
+def _footer(out: Text, diagnostic: Diagnostic, width: int) -> None:
+    if diagnostic.origin:
         _note_prefix(out, width)
         out.append("source", style="bold")
         out.append(f": {printable(origin_text(diagnostic.origin))}\n")
-    elif len(diagnostic.origin) > 1:
-        _note_prefix(out, width)
-        out.append("inlined at", style="bold")
-        out.append(f": {printable(origin_text(diagnostic.origin[1:]))}\n")
+    _notes(out, diagnostic, width)
+
+
+def _notes(out: Text, diagnostic: Diagnostic, width: int) -> None:
     for note in diagnostic.notes:
         _note_prefix(out, width)
         out.append("note", style="bold")

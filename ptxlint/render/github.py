@@ -14,7 +14,7 @@ from typing import TextIO
 from ptxlint.diagnostics import Severity
 from ptxlint.render import Report, notice
 from ptxlint.render.names import readable
-from ptxlint.render.locations import origin_text, primary_location
+from ptxlint.render.locations import origin_text, primary_location, primary_message
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 
@@ -44,7 +44,7 @@ def render(report: Report, stream: TextIO) -> None:
                     properties["endLine"] = str(location.end_line)
                     properties["endColumn"] = str(location.end_column)
             properties["title"] = f"{diagnostic.code} {diagnostic.name}"
-            message = readable(diagnostic.message)
+            message = readable(primary_message(diagnostic, report.maps_to_source(result)))
             if diagnostic.origin and not report.maps_to_source(result):
                 message += f" (from {origin_text(diagnostic.origin)})"
             if diagnostic.help:  # a second line of the annotation, as rustc and ruff print it

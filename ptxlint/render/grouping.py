@@ -29,11 +29,13 @@ class Group:
     kernels: int  # the functions the whole group lies in
 
 
-def group(diagnostics: tuple[Diagnostic, ...] | list[Diagnostic], source: SourceFile) -> list[Group]:
-    """The findings in their order, those that repeat an earlier one's origin folded into it."""
+def group(diagnostics: tuple[Diagnostic, ...] | list[Diagnostic], source: SourceFile, by_shown_line: bool = False) -> list[Group]:
+    """The findings in their order, those that repeat an earlier one's origin folded into it: the
+    line they were written on, or with ``by_shown_line`` the line they are shown at (a helper's
+    finding inlined at two calls stays two, for SARIF, which has one result per shown line)."""
     members: dict[tuple, list[Diagnostic]] = {}
     for diagnostic in diagnostics:
-        members.setdefault(_key(diagnostic), []).append(diagnostic)
+        members.setdefault(_key(diagnostic, by_shown_line), []).append(diagnostic)
     starts = _function_start_lines(source)
     groups = []
     for found in members.values():
@@ -42,9 +44,10 @@ def group(diagnostics: tuple[Diagnostic, ...] | list[Diagnostic], source: Source
     return groups
 
 
-def _key(diagnostic: Diagnostic) -> tuple:
+def _key(diagnostic: Diagnostic, by_shown_line: bool = False) -> tuple:
     if diagnostic.origin:
-        frame = diagnostic.origin[0]
+        frame = diagnostic.source_frame if by_shown_line else diagnostic.origin[0]
+        assert frame is not None
         return (diagnostic.code, "source", frame.path, frame.line, frame.column)
     return (diagnostic.code, "pattern", _VARYING.sub("#", diagnostic.message))
 

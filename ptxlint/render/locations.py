@@ -8,10 +8,10 @@ review bots annotate the file people edit; the PTX position then becomes a relat
 from __future__ import annotations
 
 import os
-
+import re
 from dataclasses import dataclass
 
-from ptxlint.diagnostics import Diagnostic, FileResult, SourceFrame
+from ptxlint.diagnostics import Diagnostic, FileResult, SourceFrame, shown_frame
 from ptxlint.source import SourceFile, Span
 
 
@@ -55,6 +55,7 @@ def display_path(path: str) -> str:
     absolute paths into `.file`, while editors and GitHub annotations want repository paths."""
     if not os.path.isabs(path):
         return path
+    path = os.path.normpath(path)  # nvcc writes include paths as found: `/src/../include/x.h`
     try:
         relative = os.path.relpath(path)
     except ValueError:  # another drive (Windows)
@@ -64,11 +65,43 @@ def display_path(path: str) -> str:
 
 def primary_location(diagnostic: Diagnostic, result: FileResult, map_to_source: bool, utf16: bool = False) -> Location:
     if map_to_source and diagnostic.origin:
-        return frame_location(diagnostic.origin[0])
-    assert result.source is not None
-    return span_location(result.source, diagnostic.span, utf16)
+        return frame_location(shown_frame(diagnostic.origin, diagnostic.as_written))
+    return ptx_location(result, diagnostic.span, utf16)
+
+
+def primary_message(diagnostic: Diagnostic, map_to_source: bool) -> str:
+    """The message as a one-line format shows it: at the source line, in the source's terms."""
+    return in_source_terms(diagnostic.message, diagnostic.source_terms) if map_to_source and diagnostic.origin else diagnostic.message
 
 
 def origin_text(origin: tuple[SourceFrame, ...]) -> str:
     """`kernel.cu:12:5, inlined at main.cu:40:3`."""
     return ", inlined at ".join(str(frame) for frame in origin)
+
+
+def in_source_terms(text: str, terms: tuple[tuple[str, str], ...]) -> str:
+    """``text`` with the PTX names a finding's ``source_terms`` explain replaced by what they are
+    in the source (`%p1` → "a comparison of `threadIdx.x`"), in one pass."""
+    if not terms:
+        return text
+    table = dict(terms)
+    pattern = re.compile("|".join(re.escape(key) for key in sorted(table, key=len, reverse=True)))
+    return pattern.sub(lambda match: table[match.group(0)], text)
+
+
+def ptx_file(result: FileResult) -> str | None:
+    """The file that holds ``result``'s PTX, if one does: the one `--keep-ptx` wrote, else the
+    linted file itself, unless a front end made the module in memory (`kernel.cu[sm_100a]`,
+    `libfoo.so[sm_90a]`: no such file exists)."""
+    if result.kept_ptx is not None:
+        return result.kept_ptx
+    return None if result.path.endswith("]") and "[" in result.path else result.path
+
+
+def ptx_location(result: FileResult, span: Span, utf16: bool = False) -> Location:
+    """``span`` of ``result``'s PTX, in the file `--keep-ptx` wrote when there is one."""
+    assert result.source is not None
+    location = span_location(result.source, span, utf16)
+    if result.kept_ptx is not None:
+        return Location(result.kept_ptx, location.line, location.column, location.end_line, location.end_column)
+    return location

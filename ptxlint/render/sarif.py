@@ -12,8 +12,11 @@
   error reads as nvcc wrote it) and make `executionSuccessful` false. A partly analysed file gets
   one error-level notification per rule that did not finish on it, with that rule as its
   `associatedRule`: in SARIF's terms (appendix I) the results are then not known to be complete.
-- With `--map-to-source` the primary location is the CUDA/Triton line and the PTX position is a
-  related location; without it, the other way round.
+- With `--map-to-source`, and for the `.cu` files ptxlint compiles itself, every location is a
+  CUDA/Triton line (the finding, its labels, its code flow), texts name what the PTX registers
+  are in the source, and the PTX position is a related location only where a file holds it: the
+  input, or the file `--keep-ptx` wrote (a module compiled in memory has none). Without it, the
+  PTX position is primary and the source line related.
 """
 
 from __future__ import annotations
@@ -25,12 +28,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ptxlint import __version__
-from ptxlint.diagnostics import Diagnostic, FileResult, Label, Severity
+from ptxlint.diagnostics import Diagnostic, FileResult, Label, Severity, shown_frame, user_chain
 from ptxlint.render import Report, notice, unfinished
 from ptxlint.render.fingerprint import line_hashes
 from ptxlint.render.grouping import group
 from ptxlint.render.json import valid_unicode
-from ptxlint.render.locations import Location, frame_location, span_location
+from ptxlint.render.locations import Location, frame_location, in_source_terms, ptx_file, ptx_location
 from ptxlint.render.names import demangle, mangled_names
 from ptxlint.rules.base import Rule
 
@@ -127,42 +130,57 @@ class _RunBuilder:
     def results_of(self, result: FileResult) -> list[dict[str, Any]]:
         """One SARIF result per finding; mapped to the source, one per source location and rule,
         the PTX instructions it stands for (template instantiations, unrolled copies) as related
-        locations, so a review bot annotates a CUDA/Triton line once."""
+        locations where a file holds them, so a review bot annotates a CUDA/Triton line once."""
         assert result.source is not None
         if not self.report.maps_to_source(result):
             return [self.result(diagnostic, result) for diagnostic in result.diagnostics]
         found = []
-        for repeated in group(result.diagnostics, result.source):
+        for repeated in group(result.diagnostics, result.source, by_shown_line=True):
             if not repeated.others or not repeated.first.origin:
                 found += [self.result(diagnostic, result) for diagnostic in (repeated.first, *repeated.others)]
                 continue
             sarif = self.result(repeated.first, result)
             related = [{key: value for key, value in location.items() if key != "id"} for location in sarif.get("relatedLocations", [])]
-            related += [
-                {
-                    "physicalLocation": self.physical(span_location(result.source, other.span, utf16=True)),
-                    "message": {"text": "the same finding at this PTX instruction"},
-                }
-                for other in repeated.others
-            ]
-            sarif["relatedLocations"] = [dict(location, id=number) for number, location in enumerate(related, 1)]
+            if ptx_file(result) is not None:
+                related += [
+                    {
+                        "physicalLocation": self.physical(ptx_location(result, other.span, utf16=True)),
+                        "message": {"text": "the same finding at this PTX instruction"},
+                    }
+                    for other in repeated.others
+                ]
+            if related:
+                sarif["relatedLocations"] = [dict(location, id=number) for number, location in enumerate(related, 1)]
             found.append(sarif)
         return found
 
     def result(self, diagnostic: Diagnostic, result: FileResult) -> dict[str, Any]:
+        """One finding. Shown at its source line (`--map-to-source`, a `.cu` file ptxlint compiled),
+        every location is a source line, in the source's terms, and the PTX instruction is related
+        only where a file holds it (the input, or what `--keep-ptx` wrote)."""
         assert result.source is not None
-        primary = (span_location(result.source, diagnostic.span, utf16=True), result.source.data)
-        related = [self.label(result, label) for label in diagnostic.labels]
-        if diagnostic.origin:
-            mapped = (frame_location(diagnostic.origin[0]), None)
-            if self.report.maps_to_source(result):
-                primary, mapped = mapped, primary
-            message = {"text": self.origin_message(diagnostic, result)}
-            related.append({"physicalLocation": self.physical(mapped[0]), "message": message})
+        at_source = self.report.maps_to_source(result) and bool(diagnostic.origin)
+        terms = diagnostic.source_terms if at_source else ()
+        ptx = ptx_location(result, diagnostic.span, utf16=True)
+        related = [located for label in diagnostic.labels if (located := self.label(result, label, at_source, terms)) is not None]
+        if at_source:
+            frame = diagnostic.source_frame
+            assert frame is not None
+            primary: tuple[Location, bytes | None] = (frame_location(frame), None)
+            inner, _ = user_chain(diagnostic.origin, diagnostic.as_written)
+            what = "inlined at this line" if diagnostic.as_written else "the code inlined here"
+            related += [{"physicalLocation": self.physical(frame_location(frame)), "message": {"text": what}} for frame in inner]
+            if ptx_file(result) is not None:
+                related.append({"physicalLocation": self.physical(ptx), "message": {"text": "the PTX instruction"}})
+        else:
+            primary = (ptx, result.source.data)
+            if diagnostic.origin:
+                message = {"text": self.origin_message(diagnostic, result)}
+                related.append({"physicalLocation": self.physical(frame_location(diagnostic.origin[0])), "message": message})
         sarif: dict[str, Any] = {
             "ruleId": diagnostic.code,
             "level": _LEVEL[diagnostic.severity],
-            "message": {"text": self.message(diagnostic)},
+            "message": {"text": self.message(diagnostic, terms)},
             "locations": [{"physicalLocation": self.physical(primary[0])}],
         }
         symbols = self.logical_locations(diagnostic)
@@ -173,7 +191,9 @@ class _RunBuilder:
         if related:
             sarif["relatedLocations"] = [dict(location, id=number) for number, location in enumerate(related, 1)]
         if diagnostic.witness:
-            sarif["codeFlows"] = [self.code_flow(result, diagnostic.witness)]
+            flow = self.code_flow(result, diagnostic.witness, at_source, terms)
+            if flow is not None:
+                sarif["codeFlows"] = [flow]
         fingerprint = self.line_hash(primary[0], primary[1])
         if fingerprint:
             sarif["partialFingerprints"] = {"primaryLocationLineHash": fingerprint}
@@ -188,30 +208,39 @@ class _RunBuilder:
                 locations.append({"kind": "function", "fullyQualifiedName": demangled, "decoratedName": mangled})
         return locations
 
-    def message(self, diagnostic: Diagnostic) -> str:
+    def message(self, diagnostic: Diagnostic, terms: tuple[tuple[str, str], ...] = ()) -> str:
         parts = [diagnostic.message]
         parts += [f"note: {note}" for note in diagnostic.notes]
         if diagnostic.help:
             parts.append(f"help: {diagnostic.help}")
-        return "\n".join(parts)
+        return in_source_terms("\n".join(parts), terms)
 
     def origin_message(self, diagnostic: Diagnostic, result: FileResult) -> str:
-        if self.report.maps_to_source(result):
-            return "the PTX instruction"
         frames = ", inlined at ".join(str(frame) for frame in diagnostic.origin)
         return f"source line: {frames}"
 
-    def label(self, result: FileResult, label: Label) -> dict[str, Any]:
+    def label(
+        self, result: FileResult, label: Label, at_source: bool = False, terms: tuple[tuple[str, str], ...] = ()
+    ) -> dict[str, Any] | None:
+        """A label at its source line when the finding is shown there, else at its PTX; None
+        when it has no source line and no file holds its PTX."""
         assert result.source is not None
-        location = span_location(result.source, label.span, utf16=True)
-        return {"physicalLocation": self.physical(location), "message": {"text": label.message}}
+        message = {"text": in_source_terms(label.message, terms)}
+        if at_source and label.origin:
+            return {"physicalLocation": self.physical(frame_location(shown_frame(label.origin))), "message": message}
+        if at_source and ptx_file(result) is None:
+            return None
+        return {"physicalLocation": self.physical(ptx_location(result, label.span, utf16=True)), "message": message}
 
-    def code_flow(self, result: FileResult, witness: tuple[Label, ...]) -> dict[str, Any]:
+    def code_flow(
+        self, result: FileResult, witness: tuple[Label, ...], at_source: bool = False, terms: tuple[tuple[str, str], ...] = ()
+    ) -> dict[str, Any] | None:
         steps = [
-            {"location": self.label(result, label), "importance": "essential" if label.essential else "unimportant"}
+            {"location": located, "importance": "essential" if label.essential else "unimportant"}
             for label in witness
+            if (located := self.label(result, label, at_source, terms)) is not None
         ]
-        return {"threadFlows": [{"locations": steps}]}
+        return {"threadFlows": [{"locations": steps}]} if steps else None
 
     def physical(self, location: Location) -> dict[str, Any]:
         region: dict[str, Any] = {"startLine": location.line}

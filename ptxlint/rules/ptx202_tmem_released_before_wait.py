@@ -77,13 +77,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable, Iterator
 
 from ptxlint.context import ModuleContext
-from ptxlint.diagnostics import Diagnostic, Severity
+from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function, Instruction
 from ptxlint.isa.hand_offs import HAND_OFF_BASES, KERNEL_RET, RELEASE_STORE, hand_off, is_cta_barrier
 from ptxlint.rules.base import Rule
-from ptxlint.rules.tcgen05_messages import pending_labels, wait_advice, waiting_instruction
+from ptxlint.rules.tcgen05_messages import pending_labels, wait_advice, waiting_instruction, witness_labels
 
 if TYPE_CHECKING:
+    from ptxlint.analyses.path_witness import BranchStep
     from ptxlint.analyses.tcgen05 import Pending
 
 
@@ -116,7 +117,10 @@ def _check_function(context: ModuleContext, function: Function) -> Iterator[Diag
             and not (barrier and pending.settles_before_next_barrier(index, item))
         ]
         if in_flight:
-            yield _report(function, instructions[index], name, in_flight)
+            # The path shown is that of an access the hand-off follows only around a loop, if
+            # there is one: the back edge is what a reader must see.
+            around = next((item for item in in_flight if item.index > index), in_flight[0])
+            yield _report(function, instructions[index], name, in_flight, around, pending.access_witness(around, index))
 
 
 def _describe(name: str) -> str:
@@ -128,17 +132,26 @@ def _describe(name: str) -> str:
     return f"`{name}`"
 
 
-def _report(function: Function, instruction: Instruction, name: str, in_flight: list[Pending]) -> Diagnostic:
+def _report(
+    function: Function, instruction: Instruction, name: str, in_flight: list[Pending], around: Pending, steps: list[BranchStep]
+) -> Diagnostic:
     first = in_flight[0]
     access = function.instructions[first.index]
     wait = waiting_instruction(first.kind)
     labels = pending_labels(function, in_flight, "still in flight")
+    # The path from the access to the hand-off, when branches decide it.
+    witness = [
+        Label(function.instructions[around.index].span, f"`tcgen05.{around.kind}` issued"),
+        *witness_labels(steps),
+        Label(instruction.span, f"{_describe(name)} before `{wait}`"),
+    ] if steps else []
     return RULE.diagnostic(
         instruction.opcode_span,
         f"{_describe(name)} while the `tcgen05.{first.kind}` on line {access.span.line} may be in flight: "
         f"`{wait}` first",
         labels=labels,
         help=_help(name, first.kind),
+        witness=witness,
     )
 
 

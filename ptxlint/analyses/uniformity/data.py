@@ -9,6 +9,7 @@ from typing import Sequence
 from ptxlint import ir
 from ptxlint.analyses.lanes import TID_X, Constant, Level, Multiple, TidSet
 from ptxlint.analyses.uniformity.lattice import (
+    ELECTED,
     UNIFORM,
     Divergence,
     Origin,
@@ -280,6 +281,11 @@ class DataTransfer(Transfer):
         if chosen.level >= value.level:
             return value
         condition = sources[2]
+        decided_by = self._operand_value(condition, instruction, state).origin
+        if decided_by is not None and decided_by.message == ELECTED:
+            # `selp d, 1, 0, p` of an elected `p` (CUTLASS's elect_one_sync): the election is the
+            # cause a reader recognises, not the selection that copies it.
+            return Value(value.level, None, decided_by)
         message = (
             f"`{instruction.opcode.base}` chooses between its values by `{subject_text(condition)}`, "
             f"which is {value.level.adjective}"
@@ -312,7 +318,7 @@ class DataTransfer(Transfer):
         if type(pair.first) is ir.Register:
             results.append((pair.first, Value(Level.WARP)))
         if type(pair.second) is ir.Register:
-            results.append((pair.second, self._varying(index, "`elect.sync` is true in one lane only", instruction.opcode_span)))
+            results.append((pair.second, self._varying(index, ELECTED, instruction.opcode_span)))
         return results
 
     def _shuffle(

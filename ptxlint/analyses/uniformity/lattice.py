@@ -238,7 +238,14 @@ def control_origin(execution: Divergence) -> Origin:
 _CONTROL_ORIGINS: dict[int, tuple[Divergence, Origin]] = {}
 
 
+# The cause label of an `elect.sync` predicate, and of what copies it (`selp d, 1, 0, p`, a value
+# written under `@p`): CUTLASS's elect_one_sync().
+ELECTED = "`elect.sync`: true in one lane"
+
+
 def _describe_control(execution: Divergence) -> Origin:
+    if execution.origin is not None and execution.origin.message == ELECTED:
+        return execution.origin  # `@p mov r, 1` of an elected `p`: the election is the cause
     what = "guard" if execution.kind == "guard" else "branch"
     return Origin(execution.span, f"written under a {what} on `{execution.subject}`, which is {execution.level.adjective}")
 
