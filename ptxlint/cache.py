@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from ptxlint import __version__
 
 if TYPE_CHECKING:
-    from ptxlint.diagnostics import Diagnostic, Label
+    from ptxlint.diagnostics import Diagnostic, Label, SourceFrame
     from ptxlint.lint import Analysis
 
 ENVIRONMENT_VARIABLE = "PTXLINT_CACHE_DIR"
@@ -225,16 +225,29 @@ def _encode_diagnostic(diagnostic: Diagnostic) -> dict[str, Any]:
         "message": diagnostic.message, "span": list(diagnostic.span),
         "labels": [_encode_label(label) for label in diagnostic.labels], "notes": list(diagnostic.notes),
         "help": diagnostic.help, "witness": [_encode_label(label) for label in diagnostic.witness],
-        "origin": [[frame.path, frame.line, frame.column] for frame in diagnostic.origin],
+        "origin": [_encode_frame(frame) for frame in diagnostic.origin],
+        "source_terms": [list(term) for term in diagnostic.source_terms],
+        "as_written": diagnostic.as_written,
     }
 
 
 def _encode_label(label: Label) -> list[Any]:
-    return [list(label.span), label.message, label.essential, label.also_affected]
+    return [list(label.span), label.message, label.essential, label.also_affected, [_encode_frame(frame) for frame in label.origin]]
+
+
+def _encode_frame(frame: SourceFrame) -> list[Any]:
+    return [frame.path, frame.line, frame.column, frame.library, frame.function]
+
+
+def _decode_frame(value: list[Any]) -> SourceFrame:
+    from ptxlint.diagnostics import SourceFrame
+
+    path, line, column, library, function = value
+    return SourceFrame(str(path), int(line), int(column), bool(library), str(function))
 
 
 def _decode_diagnostic(value: dict[str, Any]) -> Diagnostic:
-    from ptxlint.diagnostics import Diagnostic, Severity, SourceFrame
+    from ptxlint.diagnostics import Diagnostic, Severity
 
     return Diagnostic(
         code=str(value["code"]), name=str(value["name"]), severity=Severity(value["severity"]),
@@ -243,15 +256,19 @@ def _decode_diagnostic(value: dict[str, Any]) -> Diagnostic:
         notes=tuple(str(note) for note in value["notes"]),
         help=None if value["help"] is None else str(value["help"]),
         witness=tuple(_decode_label(label) for label in value["witness"]),
-        origin=tuple(SourceFrame(str(path), int(line), int(column)) for path, line, column in value["origin"]),
+        origin=tuple(_decode_frame(frame) for frame in value["origin"]),
+        source_terms=tuple((str(name), str(term)) for name, term in value["source_terms"]),
+        as_written=bool(value["as_written"]),
     )
 
 
 def _decode_label(value: list[Any]) -> Label:
     from ptxlint.diagnostics import Label
 
-    span, message, essential, also_affected = value
-    return Label(_decode_span(span), str(message), bool(essential), bool(also_affected))
+    span, message, essential, also_affected, origin = value
+    return Label(
+        _decode_span(span), str(message), bool(essential), bool(also_affected), tuple(_decode_frame(frame) for frame in origin)
+    )
 
 
 def _decode_span(value: list[Any]) -> Any:

@@ -168,7 +168,8 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
             except Exception as error:  # noqa: BLE001 - one broken rule must not hide the others' findings
                 crashes.append(f"internal error in {rule.code} ({type(error).__name__}: {error}); please report it")
     # Origins first: a comment on a CUDA/Python line suppresses through the finding's `.loc`.
-    found = attach_origins(module, found)
+    project = project_folders(source.path)
+    found = attach_origins(module, found, project)
     comments = suppressions.parse(source)
     outcome = suppressions.apply(found, comments)
     source_comments = source_suppressions.read(module, source.path)
@@ -180,7 +181,7 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
         skipped.append(unused_suppression.RULE.code)
     elif report_unused:
         unused = unused_suppression.report(comments, outcome.used, settings.codes)
-        diagnostics.extend(attach_origins(module, suppressions.apply(unused, _file_wide(comments)).kept))
+        diagnostics.extend(attach_origins(module, suppressions.apply(unused, _file_wide(comments)).kept, project))
     source_uses = source_suppressions.uses(
         module, source_comments, in_source.used, settings.codes, report_unused, bool(unfinished), _file_wide(comments)
     )
@@ -190,7 +191,6 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
             dataclasses.replace(use, finding=_override_severity([use.finding], settings.severity)[0]) if use.finding else use
             for use in source_uses
         ]
-    diagnostics = attach_origins(module, diagnostics, project_folders(source.path))
     notice = None
     if unfinished:
         stopped = [code for code in unfinished if code not in skipped]
@@ -297,6 +297,8 @@ def _results_cache(source: SourceFile, settings: LintSettings) -> tuple[Store, s
     return cache.results_store(Path(settings.cache_dir)), cache.key(
         "results", cache.code_digest(), source.data, ",".join(rule.code for rule in settings.rules),
         repr(settings.options), severity, str(settings.steps), _source_files_identity(source),
+        # Which frames are the user's and which a library's depends on where the input is.
+        "|".join(project_folders(source.path)),
     )
 
 

@@ -97,7 +97,7 @@ def test_binaries_are_linted_through_their_embedded_ptx(workdir: Path) -> None:
     result = invoke("libkernel.so", "--keep-ptx", "ptx")
     kept = workdir / "ptx" / "libkernel.so.sm_100a.ptx"
     assert result.exit_code == 1 and kept.is_file()
-    line = int(re.search(r"ptx/libkernel\.so\.sm_100a\.ptx:(\d+):\d+: PTX101", result.output).group(1))  # type: ignore[union-attr]
+    line = int(re.search(r"ptx/libkernel\.so\.sm_100a\.ptx:(\d+):\d+: error: PTX101", result.output).group(1))  # type: ignore[union-attr]
     assert "tcgen05.alloc" in kept.read_text().splitlines()[line - 1]
 
 
