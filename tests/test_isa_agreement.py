@@ -47,12 +47,12 @@ def reported_cases(batch: isa_cases.Batch) -> set[int]:
     return reported
 
 
-def measure() -> tuple[dict[str, list[int]], list[str], str]:
-    """Judge every generated case with ptxas and ptxlint: the per-family table, the unexplained
-    mismatches, and the table as text."""
+def measure(cases: list[isa_cases.Case] | None = None) -> tuple[dict[str, list[int]], list[str], str]:
+    """Judge every case (by default the generated cases of tests/isa_cases.py) with ptxas and
+    ptxlint: the per-family table, the unexplained mismatches, and the table as text."""
     started = time.monotonic()
     oracle = isa_cases.Oracle()
-    batches = isa_cases.batches(isa_cases.all_cases())
+    batches = isa_cases.batches(isa_cases.all_cases() if cases is None else cases)
     verdicts = oracle.judge(batches)
     known = known_disagreements()
     table: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # cases, agreeing, known

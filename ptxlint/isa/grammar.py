@@ -111,6 +111,20 @@ _SCOPE = "scope=cta|cluster|gpu|sys"
 _TCGEN05_LD_SHAPES = "shape=32x32b|16x64b|16x128b|16x256b|16x32bx2"
 _TCGEN05_NUMS = "num=x1|x2|x4|x8|x16|x32|x64|x128"
 _WGMMA_SHAPE = r"shape=/m64n\d+k\d+/"
+# tcgen05.mma (§9.7.16.10.9): block scaling is for the block-scaled kinds, which need it, and each
+# takes its scale vector sizes (`.kind::mxf4nvf4` must name one).
+_TCGEN05_MMA_KIND = "kind=kind::f16|kind::tf32|kind::f8f6f4|kind::i8|kind::mxf8f6f4|kind::mxf4|kind::mxf4nvf4"
+_TCGEN05_SCALE_VEC = "scale_vec=scale_vec::1X|scale_vec::2X|scale_vec::4X|block16|block32"
+_TCGEN05_MMA_EXCLUSIONS = " ".join(
+    [f"{kind}+block_scale" for kind in ("kind::f16", "kind::tf32", "kind::f8f6f4", "kind::i8")]
+    + [f"{kind}+{vec}" for kind, vecs in (
+        ("kind::mxf8f6f4", ("scale_vec::2X", "scale_vec::4X", "block16")),
+        ("kind::mxf4", ("scale_vec::1X", "scale_vec::4X", "block16")),
+        ("kind::mxf4nvf4", ("scale_vec::1X",))) for vec in vecs]
+    + ["ashift+collector::a::fill", "ashift+collector::a::use"])
+_TCGEN05_MMA_REQUIREMENTS = ("kind::mxf8f6f4>block_scale kind::mxf4>block_scale kind::mxf4nvf4>block_scale "
+                             "kind::mxf4nvf4>scale_vec scale_vec::1X>block_scale scale_vec::2X>block_scale "
+                             "scale_vec::4X>block_scale block16>block_scale block32>block_scale")
 _MBARRIER_SPACE = "space=shared|shared::cta|shared::cluster"
 # ptxas accepts (and ignores) a matrix layout on these.
 _LAYOUT_IGNORED = "ignored_by_ptxas=row|col#9"
@@ -203,6 +217,13 @@ _WRITTEN: tuple[_Written, ...] = (
     _grammar("tcgen05.cp", f"{_CTA_GROUP}! shape=128x256b|4x256b|128x128b|64x128b|32x128b! "
              "multicast=warpx2::02_13|warpx2::01_23|warpx4 dst_fmt=b8x16 src_fmt=b6x16_p32|b4x16_p64 " + _LAYOUT_IGNORED,
              requirements=_DECOMPRESSION),
+    *(_grammar(name, f"{_CTA_GROUP}! sp {_TCGEN05_MMA_KIND}! block_scale {_TCGEN05_SCALE_VEC} ashift "
+               "collector=collector::a::fill|collector::a::use|collector::a::lastuse|collector::a::discard",
+               _TCGEN05_MMA_EXCLUSIONS, _TCGEN05_MMA_REQUIREMENTS) for name in ("tcgen05.mma", "tcgen05.mma.sp")),
+    *(_grammar(name, f"cta_group=cta_group::1! sp {_TCGEN05_MMA_KIND}! block_scale {_TCGEN05_SCALE_VEC} "
+               "collector=/collector::b[0-3]::[a-z]+/",
+               _TCGEN05_MMA_EXCLUSIONS + " " + " ".join(f"{kind}+ws" for kind in ("kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4")),
+               _TCGEN05_MMA_REQUIREMENTS) for name in ("tcgen05.mma.ws", "tcgen05.mma.ws.sp")),
     _grammar("tcgen05.shift", f"{_CTA_GROUP}! down!"),
     _grammar("tcgen05.commit", f"{_CTA_GROUP}! completion=mbarrier::arrive::one! space=shared::cluster "
              "multicast=multicast::cluster type=b64!"),
@@ -247,7 +268,7 @@ _WRITTEN: tuple[_Written, ...] = (
     _grammar("tensormap.cp_fenceproxy", "dst=global! src=shared::cta! proxy=tensormap::generic! sem=release! "
              f"{_SCOPE}! sync! aligned!"),
     # --- matrix loads and stores (§9.7.14.5.15–17)
-    _grammar("ldmatrix", "sync! aligned! shape=m8n8|m16n16|m8n16! num=x1|x2|x4! trans space=shared|shared::cta "
+    _grammar("ldmatrix", "sync! aligned! shape=m8n8|m16n16|m8n16! num=x1|x2|x4|x8! trans space=shared|shared::cta "
              "type=b16|b8|b8x16! src_fmt=b6x16_p32|b4x16_p64 " + _LAYOUT_IGNORED,
              "m8n8+b8 m8n8+b8x16 m16n16+b16 m8n16+b16 m8n16+b8 m8n16+trans",
              "m16n16>trans b8x16>src_fmt b6x16_p32>b8x16 b4x16_p64>b8x16"),
@@ -297,10 +318,10 @@ _WRITTEN += (
     _grammar("cp.async.bulk.commit_group", ""),
     _grammar("cp.async.bulk.wait_group", "read"),
     # --- st.async, red.async (§9.7.9.12, §9.7.13.6)
-    _grammar("st.async", "sem=weak|release mmio scope=cluster|gpu|sys space=shared::cluster|global "
+    _grammar("st.async", "sem=weak|release mmio scope=cluster|gpu|sys space=shared::cluster|shared::cta|shared|global "
              "completion=mbarrier::complete_tx::bytes vec=v2|v4 "
              "type=b8|b16|b32|b64|u8|u16|u32|u64|s8|s16|s32|s64|f32|f64!",
-             "weak+cluster weak+gpu weak+sys shared::cluster+gpu shared::cluster+sys"),
+             "weak+cluster weak+gpu weak+sys shared::cluster+gpu shared::cluster+sys", "release>scope mmio>scope"),
     # --- grid-wide barriers (§9.7.13.1)
     # `.arrive` and `.red` must follow the opcode (or `.cta`) directly, even past modifiers ptxas
     # otherwise ignores; `.sync` need not. `bar` is `barrier` with `.aligned` implied.
@@ -442,7 +463,8 @@ def grammar_problems(base: str, modifiers: tuple[str, ...], target_number: int =
         if not indices:
             if slot.required and (not target_number or target_number >= slot.required_from):
                 missing.append(slot)
-        elif len(indices) > slot.count:
+        elif len(indices) > slot.count and not (slot.name == "sync" and len({modifiers[i] for i in indices}) == 1):
+            # ptxas accepts `.sync` repeated
             problems.append(GrammarProblem(
                 indices[slot.count], f"`{name}` takes {slot.count} `{slot.name}` qualifier{'s' if slot.count > 1 else ''}, "
                 f"not {len(indices)}", f"keep one of {', '.join(f'`.{modifiers[i]}`' for i in indices)}"))

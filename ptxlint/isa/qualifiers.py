@@ -53,7 +53,7 @@ def _index(modifiers: tuple[str, ...], modifier: str | None) -> int | None:
 
 
 # The only instructions qualifier_problems judges: callers skip computing operand kinds for the rest.
-JUDGED_BASES = frozenset({"tcgen05", "st", "ldmatrix", "bar", "barrier", "wmma"})
+JUDGED_BASES = frozenset({"tcgen05", "st", "ldmatrix", "bar", "barrier", "wmma", "mma", "wgmma"})
 
 
 def qualifier_problems(base: str, modifiers: tuple[str, ...], operand_kinds: tuple[str, ...]) -> list[QualifierProblem]:
@@ -77,6 +77,51 @@ def qualifier_problems(base: str, modifiers: tuple[str, ...], operand_kinds: tup
             "name the number of threads that take part, as the waiting side does")]
     if base == "wmma" and operation == "store":
         return _wmma_store(modifiers)
+    if base == "mma" and operation == "sync":
+        return _matrix_types("mma", modifiers, MMA_TYPE_PAIRS, 4)
+    if base == "wgmma" and operation == "mma_async":
+        return _wgmma_shape(modifiers) or _matrix_types("wgmma.mma_async", modifiers, WGMMA_TYPE_PAIRS, 3)
+    return []
+
+
+# The element types the warp-level matrix instructions multiply (§9.7.14.5.14, §9.7.15.5.2): the
+# type family of A and B (A and B may mix within a family), and the accumulator types it allows.
+_FP8 = ("e4m3", "e5m2")
+_INT8 = ("s8", "u8")
+_INT4 = ("s4", "u4")
+MMA_TYPE_PAIRS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "f16": (("f16",), ("f16", "f32")), "bf16": (("bf16",), ("f32",)), "tf32": (("tf32",), ("f32",)),
+    "f64": (("f64",), ("f64",)), **{kind: (_FP8, ("f16", "f32")) for kind in _FP8},
+    **{kind: (_INT8, ("s32",)) for kind in _INT8}, **{kind: (_INT4, ("s32",)) for kind in _INT4}, "b1": (("b1",), ("s32",)),
+}
+WGMMA_TYPE_PAIRS = {kind: MMA_TYPE_PAIRS[kind] for kind in ("f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "b1")}
+_MATRIX_TYPES = frozenset({"f16", "bf16", "tf32", "f32", "f64", "s32", "s8", "u8", "s4", "u4", "b1", "e4m3", "e5m2"})
+
+
+def _matrix_types(name: str, modifiers: tuple[str, ...], pairs: dict, count: int) -> list[QualifierProblem]:
+    """`.dtype.atype.btype(.ctype)`: A and B of one family, D (and C) an accumulator of it."""
+    types = [(index, m) for index, m in enumerate(modifiers) if m in _MATRIX_TYPES]
+    if len(types) != count or any(m not in _MATRIX_TYPES for m in modifiers if m.startswith(("e", "ue")) and m[1:2].isdigit()):
+        return []
+    (_, dtype), (_, atype), (b_index, btype) = types[:3]
+    if atype not in pairs:
+        return [QualifierProblem(types[1][0], f"`{name}` does not multiply `.{atype}`")]
+    family, accumulators = pairs[atype]
+    if btype not in family:
+        return [QualifierProblem(b_index, f"`{name}` multiplies `.{atype}` by {' or '.join(f'`.{t}`' for t in family)}, not `.{btype}`")]
+    for index, accumulator in (types[0], *types[3:]):
+        if accumulator not in accumulators:
+            return [QualifierProblem(index, f"`{name}` with `.{atype}` accumulates in "
+                                     f"{' or '.join(f'`.{t}`' for t in accumulators)}, not `.{accumulator}`")]
+    return []
+
+
+def _wgmma_shape(modifiers: tuple[str, ...]) -> list[QualifierProblem]:
+    """`.m64nNkK`: N is a multiple of 8 from 8 to 256."""
+    for index, modifier in enumerate(modifiers):
+        match = re.fullmatch(r"m64n(\d+)k\d+", modifier)
+        if match and (int(match.group(1)) % 8 or not 8 <= int(match.group(1)) <= 256):
+            return [QualifierProblem(index, f"the N of `.{modifier}` must be a multiple of 8 from 8 to 256")]
     return []
 
 
@@ -195,6 +240,9 @@ def _wmma_store(modifiers: tuple[str, ...]) -> list[QualifierProblem]:
     kind = next((m for m in reversed(modifiers) if m in WMMA_TYPES), None)
     if shape is None or kind is None:
         return []
+    if shape == "m16n16k8" and kind in ("f16", "s32"):
+        # ptxas parses these, then fails for want of a library routine to store them
+        return [QualifierProblem(_index(modifiers, kind), f"`wmma.store` with shape `.{shape}` stores `.f32`, not `.{kind}`")]
     if shape in INTEGER_SHAPES and kind == "f16":
         return [QualifierProblem(_index(modifiers, kind), f"`wmma.store` with shape `.{shape}` stores `.s32`, not `.f16`")]
     if (shape == DOUBLE_SHAPE) == (kind == "f64"):

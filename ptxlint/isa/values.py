@@ -18,8 +18,14 @@ class Limit:
     high: int
     multiple_of: int = 1
     power_of_two: bool = False
+    # The only values allowed, where they are not a range (wgmma's scales: -1 or 1).
+    only: tuple[int, ...] = ()
 
     def violation(self, value: int) -> str | None:
+        if self.only:
+            if value in self.only:
+                return None
+            return f"{self.what} must be {' or '.join(map(str, self.only))}, not {value}"
         if not self.low <= value <= self.high:
             if self.high >= 2**31 - 1:
                 return f"{self.what} must be at least {self.low}, not {value}"
@@ -47,8 +53,13 @@ BARRIER_THREADS = Limit("the barrier thread count", 0, 2**31 - 1, multiple_of=32
 ARRIVE_THREADS = Limit("the thread count of `bar.arrive`", 1, 2**31 - 1, multiple_of=32)
 
 
+# wgmma.mma_async (§9.7.15.5.2): imm-scale-a/b negate (-1) or keep (1) A and B; imm-trans-a/b
+# transpose (1) or not (0).
+WGMMA_SCALE = Limit("the scale of a `wgmma.mma_async` operand", -1, 1, only=(-1, 1))
+WGMMA_TRANSPOSE = Limit("the transpose flag of `wgmma.mma_async`", 0, 1)
+
 # The only instructions value_limits bounds: callers skip computing operand kinds for the rest.
-LIMITED_BASES = frozenset({"tcgen05", "setmaxnreg", "bar", "barrier"})
+LIMITED_BASES = frozenset({"tcgen05", "setmaxnreg", "bar", "barrier", "wgmma"})
 
 
 def value_limits(base: str, modifiers: tuple[str, ...], operand_kinds: tuple[str, ...]) -> dict[int, Limit]:
@@ -64,6 +75,10 @@ def value_limits(base: str, modifiers: tuple[str, ...], operand_kinds: tuple[str
         return {0: REGISTER_COUNT}
     if base == "tcgen05" and operation == "mma" and "kind::i8" not in modifiers and has_scale_input_d(modifiers, operand_kinds):
         return {len(operand_kinds) - 1: SCALE_INPUT_D}
+    if base == "wgmma" and operation == "mma_async" and "sp" not in modifiers:
+        if any(m in modifiers for m in ("s32", "b1")):
+            return {}
+        return {4: WGMMA_SCALE, 5: WGMMA_SCALE, 6: WGMMA_TRANSPOSE, 7: WGMMA_TRANSPOSE}
     if base in ("bar", "barrier") and operation not in ("warp", "cluster"):
         return _barrier(modifiers, len(operand_kinds))
     return {}

@@ -46,7 +46,8 @@ from typing import Iterable
 
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
-from ptxlint.ir import Address, Immediate, Instruction, Operand, Vector
+from ptxlint.ir import Address, Function, Immediate, Instruction, Operand, Pair, Register, Sink, Vector
+from ptxlint.isa import operands as operand_table
 from ptxlint.isa.shapes import VectorExpectation, expected_vector_lengths
 from ptxlint.rules.base import Rule
 
@@ -66,17 +67,85 @@ def operand_kinds(instruction: Instruction) -> tuple[str, ...]:
     return tuple(operand_kind(operand) for operand in instruction.operands)
 
 
+# The operand kind letters of `ptxlint.isa.operands`, by a register's declared type.
+_REGISTER_KINDS = {
+    "pred": "p",
+    **{f"{kind}16": "h" for kind in "bsuf"}, "bf16": "h",
+    **{f"{kind}32": "b" for kind in "bsu"}, "f32": "r", "f16x2": "r", "bf16x2": "r",
+    **{f"{kind}64": "R" for kind in "bsuf"},
+}
+
+
+class _RegisterTypes:
+    """The declared type of each register of one function (`%r<100>` declares `%r0` … `%r99`)."""
+
+    def __init__(self, function: Function) -> None:
+        self.exact: dict[str, str] = {}
+        self.ranges: dict[str, tuple[str, int]] = {}
+        for declaration in function.registers:
+            if declaration.vector:
+                continue
+            if declaration.count:
+                self.ranges[declaration.name] = (declaration.type, declaration.count)
+            else:
+                self.exact[declaration.name] = declaration.type
+
+    def kind(self, register: Register) -> str:
+        name = register.name
+        declared = self.exact.get(name)
+        if declared is None:
+            stem = name.rstrip("0123456789")
+            found = self.ranges.get(stem)
+            if found is not None and stem != name and int(name[len(stem):]) < found[1]:
+                declared = found[0]
+        return _REGISTER_KINDS.get((declared or "").lstrip("."), "?")
+
+
+def _kind_letter(operand: Operand, registers: _RegisterTypes) -> str:
+    if isinstance(operand, Register):
+        return registers.kind(operand)
+    if isinstance(operand, Vector):
+        return "v"
+    if isinstance(operand, Address):
+        return "a"
+    if isinstance(operand, Immediate):
+        return "i"
+    if isinstance(operand, Sink):
+        return "_"
+    if isinstance(operand, Pair):
+        first, second = _kind_letter(operand.first, registers), _kind_letter(operand.second, registers)
+        return "?" if "|" in first + second else f"{first}|{second}"
+    return "?"  # a symbol, an expression, a special register, a negated predicate: not known here
+
+
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
     # What each distinct opcode text expects, looked up once: most instructions expect nothing.
     by_text: dict[str, dict[int, VectorExpectation]] = {}
     for function in context.module.functions:
+        registers: _RegisterTypes | None = None
         for instruction in function.instructions:
             opcode = instruction.opcode
             expected = by_text.get(opcode.text)
             if expected is None:
                 expected = by_text[opcode.text] = expected_vector_lengths(opcode.base, opcode.modifiers)
+            if opcode.base in operand_table.JUDGED_BASES:
+                registers = registers or _RegisterTypes(function)
+                problems = _check_operand_kinds(instruction, registers)
+                if problems:
+                    yield from problems
+                    continue
             if expected:
                 yield from _check_instruction(instruction, expected)
+
+
+def _check_operand_kinds(instruction: Instruction, registers: _RegisterTypes) -> list[Diagnostic]:
+    opcode = instruction.opcode
+    kinds = tuple(_kind_letter(operand, registers) for operand in instruction.operands)
+    found = []
+    for problem in operand_table.operand_problems(opcode.base, opcode.modifiers, kinds):
+        span = instruction.span if problem.position is None else instruction.operands[problem.position].span
+        found.append(RULE.diagnostic(span, problem.message, help=problem.help))
+    return found
 
 
 def _check_instruction(instruction: Instruction, expected_lengths: dict[int, VectorExpectation]) -> Iterable[Diagnostic]:
@@ -85,11 +154,13 @@ def _check_instruction(instruction: Instruction, expected_lengths: dict[int, Vec
         if not -len(operands) <= position < len(operands):
             continue
         operand = operands[position]
-        if isinstance(operand, Vector) and len(operand.elements) != expected.count:
+        if expected.in_address:
+            operand = operand.extra[0] if isinstance(operand, Address) and len(operand.extra) == 1 else None
+        if isinstance(operand, Vector) and not expected.fits(len(operand.elements)):
             yield RULE.diagnostic(
                 operand.span,
-                f"{expected.what} has {expected.count} elements, not {len(operand.elements)}",
-                help=f"write {expected.count} registers in the braces",
+                f"{expected.what} has {expected.expected()} elements, not {len(operand.elements)}",
+                help=f"write {expected.expected()} registers in the braces",
             )
 
 
