@@ -169,6 +169,7 @@ class Oracle:
         if unmapped:  # an error ptxas attributes elsewhere (a kernel-level check): judge one by one
             return self._one_by_one(batch), stderr
         rejected = {batch.case_lines[line] for line in lines}
+        rejected -= self._misattributed(batch, stderr, rejected)
         rest = [index for index in range(len(batch.cases)) if index not in rejected]
         if not rest:
             return rejected, stderr
@@ -179,6 +180,24 @@ class Oracle:
         stderr_rest = _ERROR_LINE_NUMBER.sub(
             lambda m: f", line {renumber.get(int(m.group(1)), int(m.group(1)))};", stderr_rest)
         return rejected | {rest[index] for index in rejected_rest}, stderr + stderr_rest
+
+    def _misattributed(self, batch: Batch, stderr: str, rejected: set[int]) -> set[int]:
+        """Cases blamed only by messages about another instruction (ptxas 13.0 sometimes reports
+        an error of one kernel at a line of another) that ptxas accepts on their own."""
+        about: dict[int, set[str]] = {}
+        for match in re.finditer(r", line (\d+); (?:error|fatal)\s*:\s*(.*)", stderr):
+            index = batch.case_lines.get(int(match.group(1)))
+            if index is not None:
+                names = re.findall(r"instruction '([\w.:]+)", match.group(2))
+                about.setdefault(index, set()).update(name.split(".")[0] for name in names or ["?"])
+        cleared = set()
+        for index in rejected:
+            base = batch.cases[index].instruction.split(".")[0].split()[0]
+            if about.get(index) and "?" not in about[index] and base not in about[index]:
+                single = _batch(batch.version, batch.target, (batch.cases[index],))
+                if self.verdict(single.text, architecture(single.target))[0] == 0:
+                    cleared.add(index)
+        return cleared
 
     def _one_by_one(self, batch: Batch) -> set[int]:
         rejected = set()

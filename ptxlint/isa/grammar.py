@@ -231,7 +231,7 @@ _WRITTEN: tuple[_Written, ...] = (
     _grammar("tcgen05.fence::after_thread_sync", ""),
     # --- warp and warpgroup synchronisation (§9.7.13, §9.7.19.5)
     _grammar("elect", "sync!"),
-    _grammar("setmaxnreg", "action=inc|dec!^ sync! aligned! type=u32!"),
+    _grammar("setmaxnreg", "action=inc|dec!^ sync! aligned! type=u32|s32!"),
     _grammar("griddepcontrol", "action=launch_dependents|wait!"),
     _grammar("bar.warp", "sync!"),
     _grammar("shfl", "sync!70 mode=up|down|bfly|idx! type=b32!"),
@@ -246,9 +246,9 @@ _WRITTEN: tuple[_Written, ...] = (
     _grammar("mbarrier.init", "space=shared|shared::cta type=b64!"),
     _grammar("mbarrier.inval", "space=shared|shared::cta type=b64!"),
     _grammar("mbarrier.arrive", f"sem=release|relaxed {_MBARRIER_SCOPE} {_MBARRIER_SPACE} noComplete type=b64!",
-             requirements=_ORDER_AND_SCOPE),
+             "noComplete+shared::cluster", _ORDER_AND_SCOPE),
     _grammar("mbarrier.arrive_drop", f"sem=release|relaxed {_MBARRIER_SCOPE} {_MBARRIER_SPACE} noComplete type=b64!",
-             requirements=_ORDER_AND_SCOPE),
+             "noComplete+shared::cluster", _ORDER_AND_SCOPE),
     # `.expect_tx` must follow the operation word directly.
     _grammar("mbarrier.arrive.expect_tx", f"sem=release|relaxed {_MBARRIER_SCOPE} {_MBARRIER_SPACE} type=b64!",
              requirements=_ORDER_AND_SCOPE),
@@ -310,7 +310,9 @@ _WRITTEN += (
              f"load_mode=tile|im2col|im2col_no_offs|tile::gather4|tile::scatter4|im2col::w|im2col::w::128 {_CTA_GROUP} "
              f"completion=mbarrier::complete_tx::bytes|bulk_group! multicast=multicast::cluster {_L2_HINT}",
              # gathers load; scatters and im2col_no_offs store
-             _IM2COL_DIMENSIONS + " mbarrier::complete_tx::bytes+im2col_no_offs mbarrier::complete_tx::bytes+tile::scatter4 "
+             _IM2COL_DIMENSIONS + " " + " ".join(f"{dim}+{mode}" for dim in ("1d", "3d", "4d", "5d")
+                                                  for mode in ("tile::gather4", "tile::scatter4"))
+             + " shared::cluster+shared::cta mbarrier::complete_tx::bytes+im2col_no_offs mbarrier::complete_tx::bytes+tile::scatter4 "
              "bulk_group+tile::gather4"),
     _grammar("cp.async.bulk.prefetch", f"level=L2! src=global! {_L2_HINT}"),
     _grammar("cp.async.bulk.prefetch.tensor", f"dim=1d|2d|3d|4d|5d! level=L2! src=global! "
@@ -320,7 +322,7 @@ _WRITTEN += (
     # --- st.async, red.async (§9.7.9.12, §9.7.13.6)
     _grammar("st.async", "sem=weak|release mmio scope=cluster|gpu|sys space=shared::cluster|shared::cta|shared|global "
              "completion=mbarrier::complete_tx::bytes vec=v2|v4 "
-             "type=b8|b16|b32|b64|u8|u16|u32|u64|s8|s16|s32|s64|f32|f64!",
+             "type=b32|b64|u32|u64|s32|s64|f32|f64!",
              "weak+cluster weak+gpu weak+sys shared::cluster+gpu shared::cluster+sys", "release>scope mmio>scope"),
     # --- grid-wide barriers (§9.7.13.1)
     # `.arrive` and `.red` must follow the opcode (or `.cta`) directly, even past modifiers ptxas
@@ -437,11 +439,20 @@ def _needs(slot: Slot) -> str:
     return f"one of {slot.describe()}"
 
 
+# Instructions whose every operation the grammars list: an opcode of theirs that names none is
+# not an instruction.
+_COMPLETE_BASES = frozenset({"wmma", "tcgen05", "mbarrier", "wgmma"})
+
+
 @lru_cache(maxsize=8192)
 def grammar_problems(base: str, modifiers: tuple[str, ...], target_number: int = 0) -> tuple[GrammarProblem, ...]:
     """What is wrong with this opcode's modifiers; ``target_number`` is the module's architecture
     (90 for sm_90a; 0 when unknown, which judges every required slot)."""
     found = grammar_of(base, modifiers)
+    if found is None and base in _COMPLETE_BASES and "" not in modifiers:
+        operations = sorted({name.split(".")[1] for name in _WRITTEN_BY_NAME if name.startswith(base + ".")})
+        return (GrammarProblem(None, f"`{base}.{'.'.join(modifiers[:1])}` is not an instruction",
+                               f"`{base}` has " + ", ".join(f"`.{operation}`" for operation in operations)),)
     if found is None or "" in modifiers:  # an empty modifier is a syntax error, reported as such
         return ()
     grammar, operation_words = found

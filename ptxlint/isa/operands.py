@@ -68,25 +68,25 @@ _WRITTEN: dict[str, tuple[str, ...]] = {
     "barrier.cluster.arrive": ("",),
     "barrier.cluster.wait": ("",),
     # --- mbarrier (§9.7.13.15)
-    "mbarrier.init": ("a, ri",),
+    "mbarrier.init": ("a, bi",),
     "mbarrier.inval": ("a",),
-    "mbarrier.expect_tx": ("a, ri",),
-    "mbarrier.complete_tx": ("a, ri",),
+    "mbarrier.expect_tx": ("a, bi",),
+    "mbarrier.complete_tx": ("a, bi",),
     # With `.shared::cluster` the state is not returned: the destination is the sink.
-    "mbarrier.arrive": ("+noComplete : R_, a, ri", "-noComplete -shared::cluster : R_, a ? ri",
-                        "-noComplete +shared::cluster : _, a ? ri"),
-    "mbarrier.arrive_drop": ("+noComplete : R_, a, ri", "-noComplete -shared::cluster : R_, a ? ri",
-                             "-noComplete +shared::cluster : _, a ? ri"),
-    "mbarrier.arrive.expect_tx": ("-shared::cluster : R_, a, ri", "+shared::cluster : _, a, ri"),
-    "mbarrier.arrive_drop.expect_tx": ("-shared::cluster : R_, a, ri", "+shared::cluster : _, a, ri"),
-    "mbarrier.test_wait": ("+parity : p, a, ri", "-parity : p, a, Ri"),
-    "mbarrier.try_wait": ("+parity : p, a, ri ? ri", "-parity : p, a, Ri ? ri"),
-    "mbarrier.pending_count": ("r, Ri",),
+    "mbarrier.arrive": ("+noComplete : R_, a, bi", "-noComplete -shared::cluster : R_, a ? bi",
+                        "-noComplete +shared::cluster : _, a ? bi"),
+    "mbarrier.arrive_drop": ("+noComplete : R_, a, bi", "-noComplete -shared::cluster : R_, a ? bi",
+                             "-noComplete +shared::cluster : _, a ? bi"),
+    "mbarrier.arrive.expect_tx": ("-shared::cluster : R_, a, bi", "+shared::cluster : _, a, bi"),
+    "mbarrier.arrive_drop.expect_tx": ("-shared::cluster : R_, a, bi", "+shared::cluster : _, a, bi"),
+    "mbarrier.test_wait": ("+parity : p, a, bi", "-parity : p, a, Ri"),
+    "mbarrier.try_wait": ("+parity : p, a, bi ? bi", "-parity : p, a, Ri ? bi"),
+    "mbarrier.pending_count": ("b, Ri",),
     # --- st.async (§9.7.9.12)
     "st.async": ("+release : a, Rriv", "-release +mbarrier::complete_tx::bytes : a, Rriv, a", "-release -mbarrier::complete_tx::bytes : a, Rriv"),
     # --- tcgen05 (§9.7.16)
-    "tcgen05.alloc": ("a, ri",),
-    "tcgen05.dealloc": ("ri, ri",),
+    "tcgen05.alloc": ("a, bi",),
+    "tcgen05.dealloc": ("bi, bi",),
     "tcgen05.relinquish_alloc_permit": ("",),
     "tcgen05.commit": ("+multicast::cluster : a, hi", "-multicast::cluster : a"),
     "tcgen05.shift": ("a",),
@@ -137,10 +137,10 @@ _WRITTEN: dict[str, tuple[str, ...]] = {
     # --- matrix loads and stores
     "ldmatrix": ("v, a",),
     "stmatrix": ("a, v",),
-    "wmma.load.a": ("v, a ? ri",),
-    "wmma.load.b": ("v, a ? ri",),
-    "wmma.load.c": ("v, a ? ri",),
-    "wmma.store.d": ("a, v ? ri",),
+    "wmma.load.a": ("v, a ? bi",),
+    "wmma.load.b": ("v, a ? bi",),
+    "wmma.load.c": ("v, a ? bi",),
+    "wmma.store.d": ("a, v ? bi",),
     "wmma.mma": ("v, v, v, v",),
     "mma": ("v, v, v, v",),
     # sparse: the metadata and the sparsity selector follow C
@@ -170,8 +170,8 @@ def _bulk_tensor_forms() -> tuple[str, ...]:
                     # ptxas takes a register for the destination and the mbarrier address
                     operands = ["aRrh", "a", "aRrh"] + (["v"] if offsets else []) + (["hi"] if multicast else []) + (["Ri"] if hint else [])
                     forms.append(" ".join(words) + " : " + ", ".join(operands))
-    forms.append("+bulk_group -L2::cache_hint : a, a")
-    forms.append("+bulk_group +L2::cache_hint : a, a, Ri")
+    forms.append("+bulk_group -L2::cache_hint : a, aRrh")
+    forms.append("+bulk_group +L2::cache_hint : a, aRrh, Ri")
     return tuple(forms)
 
 

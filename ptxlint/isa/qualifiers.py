@@ -77,10 +77,32 @@ def qualifier_problems(base: str, modifiers: tuple[str, ...], operand_kinds: tup
             "name the number of threads that take part, as the waiting side does")]
     if base == "wmma" and operation == "store":
         return _wmma_store(modifiers)
+    if base == "wmma" and operation == "mma":
+        return _wmma_mma_types(modifiers)
     if base == "mma" and operation == "sync":
-        return _matrix_types("mma", modifiers, MMA_TYPE_PAIRS, 4)
+        return _mma_layout(modifiers) or _matrix_types("mma", modifiers, MMA_TYPE_PAIRS, 4)
     if base == "wgmma" and operation == "mma_async":
         return _wgmma_shape(modifiers) or _matrix_types("wgmma.mma_async", modifiers, WGMMA_TYPE_PAIRS, 3)
+    return []
+
+
+def _wmma_mma_types(modifiers: tuple[str, ...]) -> list[QualifierProblem]:
+    """Half precision names `.dtype.ctype`; every other type names all four."""
+    types = [(index, m) for index, m in enumerate(modifiers) if m in _MATRIX_TYPES]
+    if len(types) == 2 and any(m not in ("f16", "f32") for _, m in types):
+        index, kind = next((i, m) for i, m in types if m not in ("f16", "f32"))
+        return [QualifierProblem(index, f"`wmma.mma` with `.{kind}` names four types, `.dtype.atype.btype.ctype`")]
+    return []
+
+
+def _mma_layout(modifiers: tuple[str, ...]) -> list[QualifierProblem]:
+    """Every shape but `.m8n8k4` takes A in rows and B in columns: `.row.col`."""
+    if "m8n8k4" in modifiers:
+        return []
+    layouts = [(index, m) for index, m in enumerate(modifiers) if m in ("row", "col")]
+    for (index, layout), wanted in zip(layouts, ("row", "col")):
+        if layout != wanted:
+            return [QualifierProblem(index, f"`mma` takes `.row.col` with this shape, not `.{layouts[0][1]}.{layouts[-1][1]}`")]
     return []
 
 
@@ -117,12 +139,22 @@ def _matrix_types(name: str, modifiers: tuple[str, ...], pairs: dict, count: int
 
 
 def _wgmma_shape(modifiers: tuple[str, ...]) -> list[QualifierProblem]:
-    """`.m64nNkK`: N is a multiple of 8 from 8 to 256."""
+    """`.m64nNkK`: N is a multiple of 8 from 8 to 256; K is what the input type fixes (twice that
+    when sparse)."""
+    types = [m for m in modifiers if m in _MATRIX_TYPES]
     for index, modifier in enumerate(modifiers):
-        match = re.fullmatch(r"m64n(\d+)k\d+", modifier)
+        match = re.fullmatch(r"m64n(\d+)k(\d+)", modifier)
         if match and (int(match.group(1)) % 8 or not 8 <= int(match.group(1)) <= 256):
             return [QualifierProblem(index, f"the N of `.{modifier}` must be a multiple of 8 from 8 to 256")]
+        k = _WGMMA_K.get(types[1]) if match and len(types) >= 2 else None
+        if k is not None and "sp" in modifiers:
+            k *= 2  # the sparse form halves A's stored elements: twice the K
+        if k is not None and int(match.group(2)) != k:
+            return [QualifierProblem(index, f"`wgmma.mma_async` with `.{types[1]}` has K = {k}, not {match.group(2)}")]
     return []
+
+
+_WGMMA_K = {"f16": 16, "bf16": 16, "tf32": 8, "e4m3": 32, "e5m2": 32, "s8": 32, "u8": 32, "b1": 256}
 
 
 def _tcgen05_ld_st(operation: str, modifiers: tuple[str, ...], operand_count: int) -> list[QualifierProblem]:

@@ -40,7 +40,7 @@ class Limit:
 # tcgen05.alloc (§9.7.16.7.1): columns are allocated in powers of two from 32 to 512.
 ALLOC_COLUMNS = Limit("the column count of `tcgen05.alloc`", 32, 512, power_of_two=True)
 # tcgen05.dealloc: the manual asks for the allocated count; ptxas checks only the 32-column unit.
-DEALLOC_COLUMNS = Limit("the column count of `tcgen05.dealloc`", 0, 2**31 - 1, multiple_of=32)
+DEALLOC_COLUMNS = Limit("the column count of `tcgen05.dealloc`", -(2**31), 2**31 - 1, multiple_of=32)
 # setmaxnreg (§9.7.19.5).
 REGISTER_COUNT = Limit("the register count of `setmaxnreg`", 24, 256, multiple_of=8)
 # tcgen05.mma scale-input-d (§9.7.16.10.9): D is scaled by 2^-n.
@@ -58,8 +58,11 @@ ARRIVE_THREADS = Limit("the thread count of `bar.arrive`", 1, 2**31 - 1, multipl
 WGMMA_SCALE = Limit("the scale of a `wgmma.mma_async` operand", -1, 1, only=(-1, 1))
 WGMMA_TRANSPOSE = Limit("the transpose flag of `wgmma.mma_async`", 0, 1)
 
+# mbarrier.test_wait/try_wait.parity (§9.7.13.15.16): the phase parity waited for, 0 or 1.
+PHASE_PARITY = Limit("the phase parity", 0, 1)
+
 # The only instructions value_limits bounds: callers skip computing operand kinds for the rest.
-LIMITED_BASES = frozenset({"tcgen05", "setmaxnreg", "bar", "barrier", "wgmma"})
+LIMITED_BASES = frozenset({"tcgen05", "setmaxnreg", "bar", "barrier", "wgmma", "mbarrier"})
 
 
 def value_limits(base: str, modifiers: tuple[str, ...], operand_kinds: tuple[str, ...]) -> dict[int, Limit]:
@@ -75,6 +78,8 @@ def value_limits(base: str, modifiers: tuple[str, ...], operand_kinds: tuple[str
         return {0: REGISTER_COUNT}
     if base == "tcgen05" and operation == "mma" and "kind::i8" not in modifiers and has_scale_input_d(modifiers, operand_kinds):
         return {len(operand_kinds) - 1: SCALE_INPUT_D}
+    if base == "mbarrier" and operation in ("test_wait", "try_wait") and "parity" in modifiers:
+        return {2: PHASE_PARITY}
     if base == "wgmma" and operation == "mma_async" and "sp" not in modifiers:
         if any(m in modifiers for m in ("s32", "b1")):
             return {}
