@@ -20,7 +20,6 @@ The expected verdicts are never written here: ptxas decides which cases are righ
 
 from __future__ import annotations
 
-import itertools
 from typing import Iterable, Iterator
 
 from isa_cases import Case
@@ -79,6 +78,10 @@ def operand_alternatives(operand: str) -> list[str]:
         sizes = [vector(size, prefix, start) for size in around(len(elements), limit) if size != len(elements)]
         other = "%rd" if prefix != "%rd" else "%r"
         return sizes + [first, vector(len(elements), other, 1 if other == "%rd" else 10)]
+    if operand.startswith("["):
+        # A predicate or the sink where an address belongs makes ptxas 13.0 run out of memory
+        # (cp.async.bulk.tensor, tcgen05.st): left out, the other kinds are tried.
+        return [alternative for alternative in _SCALAR_ALTERNATIVES if alternative not in (operand, "%p5", "_")]
     return [alternative for alternative in _SCALAR_ALTERNATIVES if alternative != operand]
 
 
@@ -772,4 +775,3 @@ if __name__ == "__main__":
     for family, count in sorted(Counter(case.family for case in found).items()):
         print(f"{family:<24}{count:>6}")
     print(len({(c.version, c.target) for c in found}), "headers")
-    _ = itertools

@@ -323,7 +323,7 @@ _WRITTEN += (
     _grammar("st.async", "sem=weak|release mmio scope=cluster|gpu|sys space=shared::cluster|shared::cta|shared|global "
              "completion=mbarrier::complete_tx::bytes vec=v2|v4 "
              "type=b32|b64|u32|u64|s32|s64|f32|f64!",
-             "weak+cluster weak+gpu weak+sys shared::cluster+gpu shared::cluster+sys", "release>scope mmio>scope"),
+             "weak+cluster weak+gpu weak+sys shared::cluster+gpu shared::cluster+sys", "release>scope"),
     # --- grid-wide barriers (§9.7.13.1)
     # `.arrive` and `.red` must follow the opcode (or `.cta`) directly, even past modifiers ptxas
     # otherwise ignores; `.sync` need not. `bar` is `barrier` with `.aligned` implied.

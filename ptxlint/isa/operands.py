@@ -94,9 +94,10 @@ _WRITTEN: dict[str, tuple[str, ...]] = {
     "tcgen05.fence::after_thread_sync": ("",),
     "tcgen05.wait::ld": ("",),
     "tcgen05.wait::st": ("",),
-    "tcgen05.ld": ("+16x32bx2 : v, a, i", "-16x32bx2 : v, a"),
-    "tcgen05.st": ("+16x32bx2 : a, i, v", "-16x32bx2 : a, v"),
-    "tcgen05.ld.red": ("+16x32bx2 : v, ri, a, i", "-16x32bx2 : v, ri, a"),
+    # the half-split offset belongs to `.16x32bx2` (PTX402 says when it is missing or extra)
+    "tcgen05.ld": ("v, a ? i",),
+    "tcgen05.st": ("a, i, v", "a, v"),
+    "tcgen05.ld.red": ("v, ri, a ? i",),
     "tcgen05.cp": ("a, Ri",),
     # --- wgmma (§9.7.15)
     "wgmma.fence": ("",),
@@ -104,23 +105,24 @@ _WRITTEN: dict[str, tuple[str, ...]] = {
     "wgmma.wait_group": ("i",),
     # --- wgmma (§9.7.15.5.2): A from a descriptor or four registers; scale-d a predicate; the
     # scales and transposes immediates (half precision takes both transposes, A's only from a
-    # descriptor; tf32 and the fp8 types take the scales; integers neither).
+    # descriptor; tf32 and the fp8 types take the scales; integers neither). scale-d may be an
+    # immediate 0 or 1, as Triton writes it.
     "wgmma.mma_async": (
-        "+f16 -e4m3 -e5m2 -s32 : v, Ri, Ri, p, i, i, i, i", "+f16 -e4m3 -e5m2 -s32 : v, v, Ri, p, i, i, i",
-        "+bf16 : v, Ri, Ri, p, i, i, i, i", "+bf16 : v, v, Ri, p, i, i, i",
-        "+tf32 : v, Ri, Ri, p, i, i", "+tf32 : v, v, Ri, p, i, i",
-        "+e4m3 : v, Ri, Ri, p, i, i", "+e4m3 : v, v, Ri, p, i, i",
-        "+e5m2 : v, Ri, Ri, p, i, i", "+e5m2 : v, v, Ri, p, i, i",
-        "+s32 : v, Ri, Ri, p", "+s32 : v, v, Ri, p",
+        "+f16 -e4m3 -e5m2 -s32 : v, Ri, Ri, pi, i, i, i, i", "+f16 -e4m3 -e5m2 -s32 : v, v, Ri, pi, i, i, i",
+        "+bf16 : v, Ri, Ri, pi, i, i, i, i", "+bf16 : v, v, Ri, pi, i, i, i",
+        "+tf32 : v, Ri, Ri, pi, i, i", "+tf32 : v, v, Ri, pi, i, i",
+        "+e4m3 : v, Ri, Ri, pi, i, i", "+e4m3 : v, v, Ri, pi, i, i",
+        "+e5m2 : v, Ri, Ri, pi, i, i", "+e5m2 : v, v, Ri, pi, i, i",
+        "+s32 : v, Ri, Ri, pi", "+s32 : v, v, Ri, pi",
     ),
     # the sparse form adds the metadata and the sparsity selector after B
     "wgmma.mma_async.sp": (
-        "+f16 -e4m3 -e5m2 -s32 : v, Ri, Ri, ri, i, p, i, i, i, i", "+f16 -e4m3 -e5m2 -s32 : v, v, Ri, ri, i, p, i, i, i",
-        "+bf16 : v, Ri, Ri, ri, i, p, i, i, i, i", "+bf16 : v, v, Ri, ri, i, p, i, i, i",
-        "+tf32 : v, Ri, Ri, ri, i, p, i, i", "+tf32 : v, v, Ri, ri, i, p, i, i",
-        "+e4m3 : v, Ri, Ri, ri, i, p, i, i", "+e4m3 : v, v, Ri, ri, i, p, i, i",
-        "+e5m2 : v, Ri, Ri, ri, i, p, i, i", "+e5m2 : v, v, Ri, ri, i, p, i, i",
-        "+s32 : v, Ri, Ri, ri, i, p", "+s32 : v, v, Ri, ri, i, p",
+        "+f16 -e4m3 -e5m2 -s32 : v, Ri, Ri, ri, i, pi, i, i, i, i", "+f16 -e4m3 -e5m2 -s32 : v, v, Ri, ri, i, pi, i, i, i",
+        "+bf16 : v, Ri, Ri, ri, i, pi, i, i, i, i", "+bf16 : v, v, Ri, ri, i, pi, i, i, i",
+        "+tf32 : v, Ri, Ri, ri, i, pi, i, i", "+tf32 : v, v, Ri, ri, i, pi, i, i",
+        "+e4m3 : v, Ri, Ri, ri, i, pi, i, i", "+e4m3 : v, v, Ri, ri, i, pi, i, i",
+        "+e5m2 : v, Ri, Ri, ri, i, pi, i, i", "+e5m2 : v, v, Ri, ri, i, pi, i, i",
+        "+s32 : v, Ri, Ri, ri, i, pi", "+s32 : v, v, Ri, ri, i, pi",
     ),
     # --- tcgen05.mma (§9.7.16.10.9): [d], a-desc or [a], b-desc, idesc, ({mask},) enable-input-d
     # (, scale-input-d, an immediate); block scaling adds the scale factors' tensor memory.

@@ -57,6 +57,8 @@ ARRIVE_THREADS = Limit("the thread count of `bar.arrive`", 1, 2**31 - 1, multipl
 # transpose (1) or not (0).
 WGMMA_SCALE = Limit("the scale of a `wgmma.mma_async` operand", -1, 1, only=(-1, 1))
 WGMMA_TRANSPOSE = Limit("the transpose flag of `wgmma.mma_async`", 0, 1)
+# scale-d written as an immediate: 0 (D = A·B) or 1 (D = A·B + D).
+WGMMA_SCALE_D = Limit("scale-d of `wgmma.mma_async`", 0, 1)
 
 # mbarrier.test_wait/try_wait.parity (§9.7.13.15.16): the phase parity waited for, 0 or 1.
 PHASE_PARITY = Limit("the phase parity", 0, 1)
@@ -82,8 +84,8 @@ def value_limits(base: str, modifiers: tuple[str, ...], operand_kinds: tuple[str
         return {2: PHASE_PARITY}
     if base == "wgmma" and operation == "mma_async" and "sp" not in modifiers:
         if any(m in modifiers for m in ("s32", "b1")):
-            return {}
-        return {4: WGMMA_SCALE, 5: WGMMA_SCALE, 6: WGMMA_TRANSPOSE, 7: WGMMA_TRANSPOSE}
+            return {3: WGMMA_SCALE_D}
+        return {3: WGMMA_SCALE_D, 4: WGMMA_SCALE, 5: WGMMA_SCALE, 6: WGMMA_TRANSPOSE, 7: WGMMA_TRANSPOSE}
     if base in ("bar", "barrier") and operation not in ("warp", "cluster"):
         return _barrier(modifiers, len(operand_kinds))
     return {}
