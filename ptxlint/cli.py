@@ -159,6 +159,11 @@ def _config_options(command):  # type: ignore[no-untyped-def]
     help="Print the CPU time of each stage (parsing, every analysis, every rule) to stderr, summed over the files.",
 )
 @click.option(
+    "--ptxas", "use_ptxas", is_flag=True,
+    help="Also run ptxas (PATH, $CUDA_HOME or the NVIDIA wheels) on each PTX module and report its errors "
+    "as PTX401–PTX405 findings.",
+)
+@click.option(
     "--max-file-size",
     type=click.IntRange(min=1),
     default=DEFAULT_MAX_FILE_SIZE,
@@ -204,6 +209,7 @@ def check(
     max_file_size: int,
     max_analysis_steps: int | None,
     time_budget: float | None,
+    use_ptxas: bool = False,
 ) -> None:
     """Lint PTX files, CUDA C++ files (compiled with nvcc) and the PTX inside binaries.
 
@@ -222,9 +228,17 @@ def check(
         _fail(str(error))
     known = _read_baseline(baseline_file) if baseline_file else None
     started = time.perf_counter()
+    ptxas_tool = None
+    if use_ptxas:
+        from ptxlint.frontends.toolkit import find_tool
+
+        ptxas_tool = find_tool("ptxas")
+        if ptxas_tool is None:
+            _fail("--ptxas needs `ptxas`, which is not on PATH, in $CUDA_HOME/bin or in this Python's NVIDIA wheels; "
+                  "install a CUDA toolkit or run `pip install 'ptxlint[cuda]'`")
     results = _lint_inputs(
         files, resolver, max_file_size, time_budget, jobs, quiet, architectures, compiler_flags, compile_commands,
-        timings, max_analysis_steps,
+        timings, max_analysis_steps, ptxas_tool,
     )
     elapsed = time.perf_counter() - started
     if write_baseline:
@@ -257,6 +271,7 @@ def _lint_inputs(
     compile_commands: str | None,
     timings: bool = False,
     max_analysis_steps: int | None = None,
+    ptxas_tool: str | None = None,
 ) -> list[FileResult]:
     """Turn every input into PTX (compiling `.cu` files, extracting binaries' PTX), lint it, and
     return one result per PTX module in input order. A front end that fails (nvcc reports an
@@ -275,6 +290,8 @@ def _lint_inputs(
         settings = _settings_for(resolver, path, max_file_size, time_budget, max_analysis_steps)
         if timings:
             settings = dataclasses.replace(settings, timings=True)
+        if ptxas_tool:
+            settings = dataclasses.replace(settings, ptxas=ptxas_tool)
         if not needs_front_end(path):
             slots.append((len(work), from_triton_cache(path)))
             work.append((path, settings))

@@ -40,6 +40,7 @@ class LintSettings:
     time_budget: float | None = None  # seconds per file, 0 off; None: options.time_budget
     timings: bool = False  # measure CPU time per stage (`--timings`)
     max_analysis_steps: int | None = None  # steps per file, 0 unlimited; None: options.max_analysis_steps
+    ptxas: str | None = None  # `--ptxas`: the ptxas whose errors to report as PTX401–PTX405
 
     @property
     def seconds(self) -> float:
@@ -162,6 +163,13 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
                 unfinished.append(rule.code)
             except Exception as error:  # noqa: BLE001 - one broken rule must not hide the others' findings
                 crashes.append(f"internal error in {rule.code} ({type(error).__name__}: {error}); please report it")
+    ptxas_notice = None
+    if settings.ptxas is not None:
+        from ptxlint.frontends import ptxas  # runs a process: only with `--ptxas`
+
+        with measured(timings, "ptxas"):
+            verdict, ptxas_notice = ptxas.check(source, module, settings.ptxas, found)
+        found.extend(verdict)
     comments = suppressions.parse(source)
     outcome = suppressions.apply(found, comments)
     diagnostics = outcome.kept
@@ -173,12 +181,15 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
         diagnostics.extend(suppressions.apply(unused, _file_wide(comments)).kept)
     diagnostics = _override_severity(diagnostics, settings.severity)
     diagnostics = attach_origins(module, diagnostics)
-    notice = None
+    notice = ptxas_notice
     if unfinished:
         stopped = [code for code in unfinished if code not in skipped]
         notice = f"partially analysed: {budget.exceeded}"
         notice += f"; stopped {', '.join(stopped)}" if stopped else ""
         notice += f"; skipped {', '.join(skipped)}" if skipped else ""
+        notice += f"; {ptxas_notice}" if ptxas_notice else ""
+    if ptxas_notice:
+        unfinished.append("ptxas")  # what was asked for did not run: not a clean result
     return Analysis(
         sorted(diagnostics, key=Diagnostic.sort_key), outcome.suppressed, tuple(crashes), tuple(unfinished), notice,
         timings.items() if timings is not None else (), budget.steps,
