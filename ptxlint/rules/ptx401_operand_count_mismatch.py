@@ -3,11 +3,19 @@ Reports a brace-vector operand whose length differs from what the instruction's 
 qualifiers require: `tcgen05.ld`/`st` registers for shape × `.num` (Tables 49/50; `.pack::16b`
 and `.unpack::16b` do not change the count), the `tcgen05.mma` disable-output-lane mask (4
 registers for `.cta_group::1`, 8 for `::2`), `mma` and `wmma` fragments, `ldmatrix`/`stmatrix`
-`.x1/.x2/.x4`, `wgmma` accumulators (N/2 per thread, N/4 for `.f16`) and `.v2/.v4` loads and stores.
+`.x1/.x2/.x4`, `wgmma` accumulators (N/2 per thread, N/4 for `.f16`) and A in registers (4),
+`cp.async.bulk.tensor` coordinates (one per dimension) and im2col offsets, and `.v2/.v4` loads
+and stores.
+
+Also reports operands of the wrong kind or number (`ptxlint/isa/operands.py`): a register where a
+predicate belongs (`elect.sync`'s `d|p`, `mbarrier.try_wait`'s result), a predicate, a
+floating-point register or an immediate where an integer register does, the sink `_` where the
+result is needed (and a register where only the sink is allowed: `mbarrier.arrive` on
+`.shared::cluster`), an immediate where ptxas wants a register, and one operand too many or too few.
 
 ## Why is this bad?
-`ptxas` rejects the module with `Argument vector size mismatch`, naming neither the expected count
-nor the operand. ptxlint gives both numbers and points at the vector.
+`ptxas` rejects the module with `Argument vector size mismatch` or `Arguments mismatch`, naming
+neither the expected count nor the operand. ptxlint gives both and points at the operand.
 
 ## Example
 ```ptx
@@ -36,8 +44,9 @@ nor the operand. ptxlint gives both numbers and points at the vector.
 ```
 
 ## Exceptions
-Only instructions whose shapes ptxlint's ISA table knows are checked; a vector the table does not
-size is left alone.
+Only instructions whose shapes and operand forms ptxlint's ISA tables know are checked; a vector
+the table does not size is left alone, and an operand whose kind the text does not show (a
+register declared nowhere in sight, a symbol, an expression, a special register) fits any kind.
 """
 
 from __future__ import annotations
@@ -168,7 +177,7 @@ RULE = Rule(
     code="PTX401",
     name="operand-count-mismatch",
     severity=Severity.ERROR,
-    summary="A vector operand's length differs from what the shape and qualifiers require",
+    summary="An operand of the wrong kind or number, or a vector of the wrong length for the shape and qualifiers",
     docs=__doc__ or "",
     check=check,
     tags=("correctness", "isa"),
