@@ -45,8 +45,8 @@ def test_ptxas_errors_become_isa_findings(name: str) -> None:
 def test_what_only_ptxas_rejects_points_at_the_instruction() -> None:
     findings = json.loads(run(FILES / "misses.ptx").stdout)["diagnostics"]
     (only_ptxas,) = [f for f in findings if f["message"].startswith("ptxas: ")]
-    assert only_ptxas["code"] == "PTX402" and only_ptxas["location"]["start"] == {"line": 11, "column": 2}
-    assert "tcgen05.cp" in only_ptxas["message"]
+    assert only_ptxas["code"] == "PTX402" and only_ptxas["location"]["start"] == {"line": 12, "column": 2}
+    assert "cp.async.bulk.tensor" in only_ptxas["message"]
 
 
 @needs_ptxas

@@ -82,21 +82,24 @@ def check(source: SourceFile, module: Module, tool: str, found: list[Diagnostic]
     if stderr is None:
         return [], f"--ptxas: {version_line} did not finish"
     covered = {diagnostic.span.line for diagnostic in found if diagnostic.code in ISA_CODES}
-    at_line = _instructions_by_line(module)
-    findings = []
-    seen = set()
+    # One finding per line and rule, its messages joined (ptxas often says one thing twice).
+    messages: dict[tuple[int, str, str], list[str]] = {}
     for raw in stderr.splitlines():
         match = _ERROR.match(raw.strip())
         if match is None:
             continue
         line, message = int(match.group(1)), match.group(2).strip()
-        if line in covered or (line, message) in seen or not 1 <= line <= source.line_count:
+        if line in covered or not 1 <= line <= source.line_count:
             continue
-        seen.add((line, message))
-        code, name = classify(message)
-        span = at_line.get(line) or _line_span(source, line)
-        findings.append(Diagnostic(code, name, Severity.ERROR, f"ptxas: {message}", span,
-                                   notes=(f"reported by {version_line} (--ptxas)",)))
+        said = messages.setdefault((line, *classify(message)), [])
+        if message not in said:
+            said.append(message)
+    at_line = _instructions_by_line(module)
+    findings = [
+        Diagnostic(code, name, Severity.ERROR, "ptxas: " + "; ".join(said), at_line.get(line) or _line_span(source, line),
+                   notes=(f"reported by {version_line} (--ptxas)",))
+        for (line, code, name), said in messages.items()
+    ]
     return findings, None
 
 

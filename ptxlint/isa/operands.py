@@ -10,7 +10,7 @@ list, operands separated by commas; each operand is the set of kinds it may be:
     h  a 16-bit register             a  an address `[...]`
     r  a 32-bit register             v  a brace vector (its size: :mod:`ptxlint.isa.shapes`)
     b  a 32-bit integer register     _  the sink `_`
-    R  a 64-bit register
+    R  a 64-bit register             w  a brace vector of 32-bit registers
 
 `r_|p` is a pair `d|p` whose first half may be `r` or `_`. A trailing `?` makes the operands from
 there on optional (each form lists what may be left off, in order). A form may apply only when the
@@ -28,10 +28,12 @@ from functools import cache, lru_cache
 # What each letter accepts, for messages.
 KIND_NAMES = {
     "p": "a predicate", "h": "a 16-bit register", "r": "a 32-bit register", "b": "a 32-bit integer register",
-    "R": "a 64-bit register", "i": "an immediate", "a": "an address", "v": "a vector", "_": "the sink `_`",
+    "R": "a 64-bit register", "i": "an immediate", "a": "an address", "v": "a vector",
+    "w": "a vector of 32-bit registers", "_": "the sink `_`",
 }
-# The kinds an operand has (a 32-bit integer register is also a 32-bit register).
-_IMPLIED = {"b": "br"}
+# The kinds an operand has (a 32-bit integer register is also a 32-bit register; a vector of
+# 32-bit registers is also a vector; a vector of elements not known here fits both).
+_IMPLIED = {"b": "br", "w": "wv", "u": "uvw"}
 
 
 @dataclass(frozen=True)
@@ -88,16 +90,16 @@ _WRITTEN: dict[str, tuple[str, ...]] = {
     "tcgen05.alloc": ("a, bi",),
     "tcgen05.dealloc": ("bi, bi",),
     "tcgen05.relinquish_alloc_permit": ("",),
-    "tcgen05.commit": ("+multicast::cluster : a, hi", "-multicast::cluster : a"),
+    "tcgen05.commit": ("+multicast::cluster : a, h", "-multicast::cluster : a"),
     "tcgen05.shift": ("a",),
     "tcgen05.fence::before_thread_sync": ("",),
     "tcgen05.fence::after_thread_sync": ("",),
     "tcgen05.wait::ld": ("",),
     "tcgen05.wait::st": ("",),
     # the half-split offset belongs to `.16x32bx2` (PTX402 says when it is missing or extra)
-    "tcgen05.ld": ("v, a ? i",),
-    "tcgen05.st": ("a, i, v", "a, v"),
-    "tcgen05.ld.red": ("v, ri, a ? i",),
+    "tcgen05.ld": ("w, a ? i",),
+    "tcgen05.st": ("a, i, w", "a, w"),
+    "tcgen05.ld.red": ("w, r, a ? i",),
     "tcgen05.cp": ("a, Ri",),
     # --- wgmma (§9.7.15)
     "wgmma.fence": ("",),
@@ -108,43 +110,43 @@ _WRITTEN: dict[str, tuple[str, ...]] = {
     # descriptor; tf32 and the fp8 types take the scales; integers neither). scale-d may be an
     # immediate 0 or 1, as Triton writes it.
     "wgmma.mma_async": (
-        "+f16 -e4m3 -e5m2 -s32 : v, Ri, Ri, pi, i, i, i, i", "+f16 -e4m3 -e5m2 -s32 : v, v, Ri, pi, i, i, i",
-        "+bf16 : v, Ri, Ri, pi, i, i, i, i", "+bf16 : v, v, Ri, pi, i, i, i",
-        "+tf32 : v, Ri, Ri, pi, i, i", "+tf32 : v, v, Ri, pi, i, i",
-        "+e4m3 : v, Ri, Ri, pi, i, i", "+e4m3 : v, v, Ri, pi, i, i",
-        "+e5m2 : v, Ri, Ri, pi, i, i", "+e5m2 : v, v, Ri, pi, i, i",
-        "+s32 : v, Ri, Ri, pi", "+s32 : v, v, Ri, pi",
+        "+f16 -e4m3 -e5m2 -s32 : w, Ri, Ri, pi, i, i, i, i", "+f16 -e4m3 -e5m2 -s32 : w, w, Ri, pi, i, i, i",
+        "+bf16 : w, Ri, Ri, pi, i, i, i, i", "+bf16 : w, w, Ri, pi, i, i, i",
+        "+tf32 : w, Ri, Ri, pi, i, i", "+tf32 : w, w, Ri, pi, i, i",
+        "+e4m3 : w, Ri, Ri, pi, i, i", "+e4m3 : w, w, Ri, pi, i, i",
+        "+e5m2 : w, Ri, Ri, pi, i, i", "+e5m2 : w, w, Ri, pi, i, i",
+        "+s32 : w, Ri, Ri, pi", "+s32 : w, w, Ri, pi",
     ),
     # the sparse form adds the metadata and the sparsity selector after B
     "wgmma.mma_async.sp": (
-        "+f16 -e4m3 -e5m2 -s32 : v, Ri, Ri, ri, i, pi, i, i, i, i", "+f16 -e4m3 -e5m2 -s32 : v, v, Ri, ri, i, pi, i, i, i",
-        "+bf16 : v, Ri, Ri, ri, i, pi, i, i, i, i", "+bf16 : v, v, Ri, ri, i, pi, i, i, i",
-        "+tf32 : v, Ri, Ri, ri, i, pi, i, i", "+tf32 : v, v, Ri, ri, i, pi, i, i",
-        "+e4m3 : v, Ri, Ri, ri, i, pi, i, i", "+e4m3 : v, v, Ri, ri, i, pi, i, i",
-        "+e5m2 : v, Ri, Ri, ri, i, pi, i, i", "+e5m2 : v, v, Ri, ri, i, pi, i, i",
-        "+s32 : v, Ri, Ri, ri, i, pi", "+s32 : v, v, Ri, ri, i, pi",
+        "+f16 -e4m3 -e5m2 -s32 : w, Ri, Ri, ri, i, pi, i, i, i, i", "+f16 -e4m3 -e5m2 -s32 : w, w, Ri, ri, i, pi, i, i, i",
+        "+bf16 : w, Ri, Ri, ri, i, pi, i, i, i, i", "+bf16 : w, w, Ri, ri, i, pi, i, i, i",
+        "+tf32 : w, Ri, Ri, ri, i, pi, i, i", "+tf32 : w, w, Ri, ri, i, pi, i, i",
+        "+e4m3 : w, Ri, Ri, ri, i, pi, i, i", "+e4m3 : w, w, Ri, ri, i, pi, i, i",
+        "+e5m2 : w, Ri, Ri, ri, i, pi, i, i", "+e5m2 : w, w, Ri, ri, i, pi, i, i",
+        "+s32 : w, Ri, Ri, ri, i, pi", "+s32 : w, w, Ri, ri, i, pi",
     ),
     # --- tcgen05.mma (§9.7.16.10.9): [d], a-desc or [a], b-desc, idesc, ({mask},) enable-input-d
     # (, scale-input-d, an immediate); block scaling adds the scale factors' tensor memory.
     "tcgen05.mma": (
-        "-block_scale -sp : a, Rai, Ri, bi, pi ? i", "-block_scale -sp : a, Rai, Ri, bi, v, pi ? i",
-        "-block_scale +sp : a, Rai, Ri, a, bi, pi ? i", "-block_scale +sp : a, Rai, Ri, a, bi, v, pi ? i",
+        "-block_scale -sp : a, Rai, Ri, bi, pi ? i", "-block_scale -sp : a, Rai, Ri, bi, w, pi ? i",
+        "-block_scale +sp : a, Rai, Ri, a, bi, pi ? i", "-block_scale +sp : a, Rai, Ri, a, bi, w, pi ? i",
         "+block_scale -sp : a, Rai, Ri, bi, a, a, pi", "+block_scale +sp : a, Rai, Ri, a, bi, a, a, pi",
     ),
-    "tcgen05.mma.sp": ("-block_scale : a, Rai, Ri, a, bi, pi ? i", "-block_scale : a, Rai, Ri, a, bi, v, pi ? i",
+    "tcgen05.mma.sp": ("-block_scale : a, Rai, Ri, a, bi, pi ? i", "-block_scale : a, Rai, Ri, a, bi, w, pi ? i",
                        "+block_scale : a, Rai, Ri, a, bi, a, a, pi"),
     "tcgen05.mma.ws": ("-block_scale : a, Rai, Ri, bi, pi ? Ri", "+block_scale : a, Rai, Ri, bi, a, a, pi ? Ri"),
     "tcgen05.mma.ws.sp": ("a, Rai, Ri, a, bi, pi ? Ri",),
     # --- cp.async.bulk.tensor (§9.7.9.25.5.1): written out below, by mode
     # --- matrix loads and stores
-    "ldmatrix": ("v, a",),
-    "stmatrix": ("a, v",),
-    "wmma.load.a": ("v, a ? bi",),
-    "wmma.load.b": ("v, a ? bi",),
-    "wmma.load.c": ("v, a ? bi",),
-    "wmma.store.d": ("a, v ? bi",),
+    "ldmatrix": ("w, a",),
+    "stmatrix": ("a, w",),
+    "wmma.load.a": ("+f64 : v, a ? bi", "-f64 : w, a ? bi"),
+    "wmma.load.b": ("+f64 : v, a ? bi", "-f64 : w, a ? bi"),
+    "wmma.load.c": ("+f64 : v, a ? bi", "-f64 : w, a ? bi"),
+    "wmma.store.d": ("+f64 : a, v ? bi", "-f64 : a, w ? bi"),
     "wmma.mma": ("v, v, v, v",),
-    "mma": ("v, v, v, v",),
+    "mma": ("+f64 : v, v, v, v", "-f64 : w, w, w, w"),
     # sparse: the metadata and the sparsity selector follow C
     "mma.sp": ("v, v, v, v, ri, ri",),
     "mma.sp::ordered_metadata": ("v, v, v, v, ri, ri",),

@@ -57,6 +57,7 @@ ARRIVE_THREADS = Limit("the thread count of `bar.arrive`", 1, 2**31 - 1, multipl
 # transpose (1) or not (0).
 WGMMA_SCALE = Limit("the scale of a `wgmma.mma_async` operand", -1, 1, only=(-1, 1))
 WGMMA_TRANSPOSE = Limit("the transpose flag of `wgmma.mma_async`", 0, 1)
+WAIT_GROUP = Limit("the group count of `wgmma.wait_group`", 0, 2**31 - 1)
 # scale-d written as an immediate: 0 (D = A·B) or 1 (D = A·B + D).
 WGMMA_SCALE_D = Limit("scale-d of `wgmma.mma_async`", 0, 1)
 
@@ -80,6 +81,8 @@ def value_limits(base: str, modifiers: tuple[str, ...], operand_kinds: tuple[str
         return {0: REGISTER_COUNT}
     if base == "tcgen05" and operation == "mma" and "kind::i8" not in modifiers and has_scale_input_d(modifiers, operand_kinds):
         return {len(operand_kinds) - 1: SCALE_INPUT_D}
+    if base == "wgmma" and operation == "wait_group":
+        return {0: WAIT_GROUP}
     if base == "mbarrier" and operation in ("test_wait", "try_wait") and "parity" in modifiers:
         return {2: PHASE_PARITY}
     if base == "wgmma" and operation == "mma_async" and "sp" not in modifiers:

@@ -114,7 +114,12 @@ def _kind_letter(operand: Operand, registers: _RegisterTypes) -> str:
     if isinstance(operand, Register):
         return registers.kind(operand)
     if isinstance(operand, Vector):
-        return "v"
+        # "w": every element a 32-bit register; "v": some element known to be another kind;
+        # "u": an element whose kind is not known here (fits either)
+        elements = {_kind_letter(element, registers) for element in operand.elements}
+        if elements <= {"b", "r"}:
+            return "w"
+        return "u" if elements & {"?", "i"} else "v"
     if isinstance(operand, Address):
         return "a"
     if isinstance(operand, Immediate):
