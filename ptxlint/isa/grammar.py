@@ -474,8 +474,8 @@ def grammar_problems(base: str, modifiers: tuple[str, ...], target_number: int =
         if not indices:
             if slot.required and (not target_number or target_number >= slot.required_from):
                 missing.append(slot)
+        # ptxas accepts `.sync` repeated
         elif len(indices) > slot.count and not (slot.name == "sync" and len({modifiers[i] for i in indices}) == 1):
-            # ptxas accepts `.sync` repeated
             problems.append(GrammarProblem(
                 indices[slot.count], f"`{name}` takes {slot.count} `{slot.name}` qualifier{'s' if slot.count > 1 else ''}, "
                 f"not {len(indices)}", f"keep one of {', '.join(f'`.{modifiers[i]}`' for i in indices)}"))

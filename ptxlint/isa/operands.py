@@ -12,7 +12,7 @@ list, operands separated by commas; each operand is the set of kinds it may be:
     b  a 32-bit integer register     _  the sink `_`
     R  a 64-bit register             w  a brace vector of 32-bit registers
 
-`r_|p` is a pair `d|p` whose first half may be `r` or `_`. A trailing `?` makes the operands from
+`b_|p` is a pair `d|p` whose first half may be `b` or `_`. A trailing `?` makes the operands from
 there on optional (each form lists what may be left off, in order). A form may apply only when the
 opcode carries some qualifiers (`+shared::cluster`) or lacks them (`-shared::cluster`).
 
@@ -51,7 +51,8 @@ class OperandForm:
 
 def _form(text: str) -> OperandForm:
     """`a, ri ? ri`; conditions first: `+shared::cluster -noComplete : R_, a`."""
-    needs, excludes = set(), set()
+    needs: set[str] = set()
+    excludes: set[str] = set()
     if ":" in text.split(",")[0] and text.lstrip().startswith(("+", "-")):
         condition, _, text = text.partition(" : ")
         for word in condition.split():

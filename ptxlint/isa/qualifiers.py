@@ -190,9 +190,11 @@ def _wgmma_shape(modifiers: tuple[str, ...]) -> list[QualifierProblem]:
     types = [m for m in modifiers if m in _MATRIX_TYPES]
     for index, modifier in enumerate(modifiers):
         match = re.fullmatch(r"m64n(\d+)k(\d+)", modifier)
-        if match and (int(match.group(1)) % 8 or not 8 <= int(match.group(1)) <= 256):
+        if match is None:
+            continue
+        if int(match.group(1)) % 8 or not 8 <= int(match.group(1)) <= 256:
             return [QualifierProblem(index, f"the N of `.{modifier}` must be a multiple of 8 from 8 to 256")]
-        k = _WGMMA_K.get(types[1]) if match and len(types) >= 2 else None
+        k = _WGMMA_K.get(types[1]) if len(types) >= 2 else None
         if k is not None and "sp" in modifiers:
             k *= 2  # the sparse form halves A's stored elements: twice the K
         if k is not None and int(match.group(2)) != k:

@@ -167,7 +167,7 @@ def _check_instruction(instruction: Instruction, expected_lengths: dict[int, Vec
     for position, expected in expected_lengths.items():
         if not -len(operands) <= position < len(operands):
             continue
-        operand = operands[position]
+        operand: Operand | None = operands[position]
         if expected.in_address:
             operand = operand.extra[0] if isinstance(operand, Address) and len(operand.extra) == 1 else None
         if isinstance(operand, Vector) and not expected.fits(len(operand.elements)):
