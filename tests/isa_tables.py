@@ -16,6 +16,7 @@ cases cross, deterministically:
   that is still a valid header) to 9.0.
 
 The expected verdicts are never written here: ptxas decides which cases are right.
+`python tests/isa_tables.py` prints how many cases each family has.
 """
 
 from __future__ import annotations
@@ -753,18 +754,6 @@ def all_cases() -> list[Case]:
         for key, case in make().cases.items():
             cases.setdefault(key, case)
     return list(cases.values())
-
-
-def sample(cases: list[Case], every: int) -> list[Case]:
-    """A deterministic stratified subset: every `every`-th case of each family and header, so each
-    family keeps cases under every target it was generated for."""
-    groups: dict[tuple[str, str], list[Case]] = {}
-    for case in cases:
-        groups.setdefault((case.family, case.target), []).append(case)
-    chosen = []
-    for _, group in sorted(groups.items()):
-        chosen += group[::every]
-    return chosen
 
 
 if __name__ == "__main__":
