@@ -243,6 +243,7 @@ def describe(allowed: str) -> str:
     return ", ".join(names[:-1]) + (" or " if len(names) > 1 else "") + names[-1]
 
 
+@lru_cache(maxsize=8192)  # a kernel repeats a few hundred distinct opcode and operand shapes
 def operand_problems(base: str, modifiers: tuple[str, ...], kinds: tuple[str, ...]) -> tuple[OperandProblem, ...]:
     """What is wrong with the operands of this opcode, each operand given as a kind letter (`?`
     when unknown). Nothing when any applicable form fits."""

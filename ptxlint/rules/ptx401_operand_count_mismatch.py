@@ -91,6 +91,7 @@ class _RegisterTypes:
     def __init__(self, function: Function) -> None:
         self.exact: dict[str, str] = {}
         self.ranges: dict[str, tuple[str, int]] = {}
+        self.kinds: dict[str, str] = {}  # each register's kind, found once
         for declaration in function.registers:
             if declaration.vector:
                 continue
@@ -101,6 +102,12 @@ class _RegisterTypes:
 
     def kind(self, register: Register) -> str:
         name = register.name
+        known = self.kinds.get(name)
+        if known is None:
+            known = self.kinds[name] = self._kind(name)
+        return known
+
+    def _kind(self, name: str) -> str:
         declared = self.exact.get(name)
         if declared is None:
             stem = name.rstrip("0123456789")
