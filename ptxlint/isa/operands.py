@@ -86,7 +86,7 @@ _WRITTEN: dict[str, tuple[str, ...]] = {
     "mbarrier.try_wait": ("+parity : p, a, bi ? bi", "-parity : p, a, Ri ? bi"),
     "mbarrier.pending_count": ("b, Ri",),
     # --- st.async (§9.7.9.12)
-    "st.async": ("+release : a, Rriv", "-release +mbarrier::complete_tx::bytes : a, Rriv, a", "-release -mbarrier::complete_tx::bytes : a, Rriv"),
+    # the value: a register or vector of the type's width (written out below, by type)
     # --- tcgen05 (§9.7.16)
     "tcgen05.alloc": ("a, bi",),
     "tcgen05.dealloc": ("bi, bi",),
@@ -181,6 +181,19 @@ def _bulk_tensor_forms() -> tuple[str, ...]:
 
 
 _WRITTEN["cp.async.bulk.tensor"] = _bulk_tensor_forms()
+
+
+def _st_async_forms() -> tuple[str, ...]:
+    """st.async [a], b{, [mbar]}: b a register (or `.v2`/`.v4` vector) as wide as the type."""
+    forms = []
+    for types, value in (("b32 u32 s32 f32", "riw"), ("b64 u64 s64 f64", "Riv")):
+        for kind in types.split():
+            forms += [f"+{kind} +mbarrier::complete_tx::bytes : a, {value}, a",
+                      f"+{kind} -mbarrier::complete_tx::bytes : a, {value}"]
+    return tuple(forms)
+
+
+_WRITTEN["st.async"] = _st_async_forms()
 
 _OPERATION_WORDS = 4
 
