@@ -232,6 +232,11 @@ def _listing_format_option(command):  # type: ignore[no-untyped-def]
     help="Print the CPU time of each stage (parsing, every analysis, every rule) to stderr, summed over the files.",
 )
 @click.option(
+    "--ptxas", "use_ptxas", is_flag=True,
+    help="Also run ptxas (PATH, $CUDA_HOME or the NVIDIA wheels) on each PTX module and report its errors "
+    "as PTX401–PTX405 findings.",
+)
+@click.option(
     "--max-file-size",
     type=click.IntRange(min=1),
     default=DEFAULT_MAX_FILE_SIZE,
@@ -298,6 +303,7 @@ def check(
     watch: bool,
     no_cache: bool,
     cache_dir: str | None,
+    use_ptxas: bool = False,
 ) -> None:
     """Lint PTX files, CUDA C++ files (compiled with nvcc) and the PTX inside binaries.
 
@@ -330,10 +336,18 @@ def check(
         click.echo("ptxlint: warning: every path given is excluded (--force-exclude); nothing to lint", err=True)
     known = _read_baseline(baseline_file) if baseline_file else None
     started = time.perf_counter()
+    ptxas_tool = None
+    if use_ptxas:
+        from ptxlint.frontends.toolkit import find_tool
+
+        ptxas_tool = find_tool("ptxas")
+        if ptxas_tool is None:
+            _fail("--ptxas needs `ptxas`, which is not on PATH, in $CUDA_HOME/bin or in this Python's NVIDIA wheels; "
+                  "install a CUDA toolkit or run `pip install 'ptxlint[cuda]'`")
     results = _lint_inputs(
         files, resolver, max_file_size, time_budget, jobs, quiet, architectures, compiler_flags, compile_commands,
         timings, max_analysis_steps, keep_ptx, stdin_filename=stdin_filename,
-        cache_dir=None if no_cache else _cache_dir(cache_dir),
+        cache_dir=None if no_cache else _cache_dir(cache_dir), ptxas_tool=ptxas_tool,
     )
     elapsed = time.perf_counter() - started
     if write_baseline:
@@ -412,6 +426,7 @@ def _lint_inputs(
     keep_ptx: str | None = None,
     stdin_filename: str | None = None,
     cache_dir: str | None = None,
+    ptxas_tool: str | None = None,
 ) -> list[FileResult]:
     """Turn every input into PTX (compiling `.cu` files, extracting binaries' PTX), lint it, and
     return one result per PTX module in input order. A front end that fails (nvcc reports an
@@ -440,6 +455,8 @@ def _lint_inputs(
         settings = _settings_for(resolver, buffer_of or path, max_file_size, time_budget, max_analysis_steps)
         if timings:
             settings = dataclasses.replace(settings, timings=True)
+        if ptxas_tool:
+            settings = dataclasses.replace(settings, ptxas=ptxas_tool)
         if cache_dir is not None:
             settings = dataclasses.replace(settings, cache_dir=cache_dir)
         contents = None  # the text of a `.cu` buffer, compiled as `buffer_of`

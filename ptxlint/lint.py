@@ -46,6 +46,7 @@ class LintSettings:
     timings: bool = False  # measure CPU time per stage (`--timings`)
     max_analysis_steps: int | None = None  # steps per file, 0 unlimited; None: options.max_analysis_steps
     cache_dir: str | None = None  # where results are cached (ptxlint/cache.py); None: not cached
+    ptxas: str | None = None  # `--ptxas`: the ptxas whose errors to report as PTX401–PTX405
 
     @property
     def seconds(self) -> float:
@@ -167,6 +168,13 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
                 unfinished.append(rule.code)
             except Exception as error:  # noqa: BLE001 - one broken rule must not hide the others' findings
                 crashes.append(f"internal error in {rule.code} ({type(error).__name__}: {error}); please report it")
+    ptxas_notice = None
+    if settings.ptxas is not None:
+        from ptxlint.frontends import ptxas  # runs a process: only with `--ptxas`
+
+        with measured(timings, "ptxas"):
+            verdict, ptxas_notice = ptxas.check(source, module, settings.ptxas, found)
+        found.extend(verdict)
     # Origins first: a comment on a CUDA/Python line suppresses through the finding's `.loc`.
     project = project_folders(source.path)
     found = attach_origins(module, found, project)
@@ -191,12 +199,15 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
             dataclasses.replace(use, finding=_override_severity([use.finding], settings.severity)[0]) if use.finding else use
             for use in source_uses
         ]
-    notice = None
+    notice = ptxas_notice
     if unfinished:
         stopped = [code for code in unfinished if code not in skipped]
         notice = f"partially analysed: {budget.exceeded}"
         notice += f"; stopped {', '.join(stopped)}" if stopped else ""
         notice += f"; skipped {', '.join(skipped)}" if skipped else ""
+        notice += f"; {ptxas_notice}" if ptxas_notice else ""
+    if ptxas_notice:
+        unfinished.append("ptxas")  # what was asked for did not run: not a clean result
     return Analysis(
         sorted(diagnostics, key=Diagnostic.sort_key), outcome.suppressed + in_source.suppressed, tuple(crashes),
         tuple(unfinished), notice, timings.items() if timings is not None else (), budget.steps, tuple(source_uses),
@@ -289,8 +300,8 @@ def _results_cache(source: SourceFile, settings: LintSettings) -> tuple[Store, s
     (ptxlint/cache.py), or None when this run is not cached: no cache asked for, a wall-clock
     budget (the findings would depend on the machine's load), or `--timings` (it measures the
     analysis itself)."""
-    if settings.cache_dir is None or settings.seconds or settings.timings:
-        return None
+    if settings.cache_dir is None or settings.seconds or settings.timings or settings.ptxas is not None:
+        return None  # `--ptxas`: another program's verdict, not keyed here
     from ptxlint import cache
 
     severity = ",".join(f"{code}={level.value}" for code, level in sorted(settings.severity.items()))

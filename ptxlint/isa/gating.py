@@ -29,6 +29,10 @@ GATES: tuple[tuple[str, str | None, str], ...] = (
     ("tcgen05.ld.red", None, "8.8: sm_101a sm_101f sm_103f; 9.0: sm_110f"),
     ("tcgen05.shift", None, "8.6: sm_100a sm_101a; 8.8: sm_103a; 9.0: sm_110a"),
     ("tcgen05.mma", "kind::i8", "8.6: sm_100a sm_101a; 9.0: sm_110a"),
+    ("mma", "and", "7.1: sm_80"),
+    ("tcgen05.mma", "scale_vec::4X", "8.7: sm_100a sm_101a; 8.8: sm_103a; 9.0: sm_110a"),
+    ("tcgen05.mma", "kind::mxf4nvf4", "8.7: sm_100a sm_101a; 8.8: sm_100f sm_101f; 9.0: sm_110f"),
+    *(("tcgen05.mma", size, "8.8: sm_100a sm_101a sm_100f sm_101f; 9.0: sm_110f") for size in ("block16", "block32")),
     # --- wgmma, setmaxnreg (§9.7.15, §9.7.19.5)
     ("wgmma", None, "8.0: sm_90a"),
     ("wgmma.mma_async.sp", None, "8.2: sm_90a"),
@@ -152,6 +156,30 @@ GATES: tuple[tuple[str, str | None, str], ...] = (
 )
 
 
+# Operand forms some targets lack, judged like qualifiers: (instruction, form, availability). The
+# form is named by :func:`operand_forms_used`.
+OPERAND_GATES: tuple[tuple[str, str, str], ...] = (
+    # an immediate scale-input-d (§9.7.16.10.9): ptxas 13.0 rejects it on sm_110a/sm_110f
+    ("tcgen05.mma", "an immediate scale-input-d", "8.6: sm_100a; 8.8: sm_100f"),
+    # block scaling without `.scale_vec`/`.block*` means `.block32`, which needs PTX 8.8
+    ("tcgen05.mma", "block scaling without a scale vector size", "8.8: sm_100a sm_101a sm_100f sm_101f; 9.0: sm_110f"),
+    # `mbarrier.arrive` with a count needs `.noComplete` before sm_90 (§9.7.13.15.13)
+    ("mbarrier.arrive", "a count and no `.noComplete`", "7.8: sm_90"),
+    ("mbarrier.arrive_drop", "a count and no `.noComplete`", "7.8: sm_90"),
+    # double-precision mma shapes (§9.7.14.5.14)
+    ("mma", "`.f64` in `.m8n8k4`", "7.0: sm_80"),
+    *(("mma", f"`.f64` in `.{shape}`", "7.8: sm_90") for shape in ("m16n8k4", "m16n8k8", "m16n8k16")),
+    # fp8 mma accumulating in `.f16`, or in shape `.m16n8k16`: PTX 8.7
+    ("mma", "fp8 inputs and `.f16` accumulators", "8.7: sm_89"),
+    ("mma", "fp8 inputs in `.m16n8k16`", "8.7: sm_89"),
+    ("wgmma.mma_async", "mixed signed and unsigned integers", "8.4: sm_90a"),
+    # cp.async.bulk.tensor (§9.7.9.25.5.1): a CTA's own shared memory as the destination from PTX
+    # 8.6; gathers into the cluster's shared memory only on the architecture and family targets
+    ("cp.async.bulk.tensor", "a `.shared::cta` destination", "8.6: sm_90"),
+    ("cp.async.bulk.tensor", "`.tile::gather4` into `.shared::cluster`", _TCGEN05),
+)
+
+
 @dataclass(frozen=True)
 class Availability:
     """From which version each target set has the feature."""
@@ -184,9 +212,14 @@ class Gate:
     qualifier: str | None
     availability: Availability
 
+    # The qualifier names a form (an operand or a combination of modifiers), not a modifier.
+    operand_form: bool = False
+
     @property
     def feature(self) -> str:
         name = ".".join(self.instruction)
+        if self.operand_form:
+            return f"{name} with {self.qualifier}"
         return f"{name} .{self.qualifier}" if self.qualifier else name
 
     def matches_instruction(self, base: str, modifiers: tuple[str, ...]) -> bool:
@@ -200,6 +233,12 @@ TABLE: tuple[Gate, ...] = tuple(
 )
 
 
+OPERAND_TABLE: tuple[Gate, ...] = tuple(
+    Gate(tuple(instruction.split(".")), form, Availability.parse(availability), operand_form=True)
+    for instruction, form, availability in OPERAND_GATES
+)
+
+
 @dataclass(frozen=True)
 class GateFailure:
     """A feature the module cannot use: on this target at all (``minimum_version`` None), or not
@@ -208,6 +247,7 @@ class GateFailure:
     gate: Gate
     qualifier_index: int | None  # which modifier to point at; None for the instruction itself
     minimum_version: Version | None
+    operand_index: int | None = None  # the operand an operand-form gate is about
 
     @property
     def is_target_failure(self) -> bool:
@@ -258,4 +298,18 @@ def gate_failures(
         failure = _judge(qualifier_gate, index, target, version)
         if failure is not None:
             failures.append(failure)
+    return tuple(failures)
+
+
+def operand_gate_failures(
+    base: str, modifiers: tuple[str, ...], forms: dict[str, int | None], target: Target, version: Version | None
+) -> tuple[GateFailure, ...]:
+    """What the operand forms an instruction uses (``forms``: form name → operand index) need that
+    ``target`` at ``version`` lacks. Judged only when the instruction itself is available."""
+    failures = []
+    for gate in OPERAND_TABLE:
+        if gate.qualifier in forms and gate.matches_instruction(base, modifiers):
+            failure = _judge(gate, None, target, version)
+            if failure is not None:
+                failures.append(GateFailure(gate, None, failure.minimum_version, forms[gate.qualifier]))
     return tuple(failures)

@@ -111,6 +111,20 @@ _SCOPE = "scope=cta|cluster|gpu|sys"
 _TCGEN05_LD_SHAPES = "shape=32x32b|16x64b|16x128b|16x256b|16x32bx2"
 _TCGEN05_NUMS = "num=x1|x2|x4|x8|x16|x32|x64|x128"
 _WGMMA_SHAPE = r"shape=/m64n\d+k\d+/"
+# tcgen05.mma (§9.7.16.10.9): block scaling is for the block-scaled kinds, which need it, and each
+# takes its scale vector sizes (`.kind::mxf4nvf4` must name one).
+_TCGEN05_MMA_KIND = "kind=kind::f16|kind::tf32|kind::f8f6f4|kind::i8|kind::mxf8f6f4|kind::mxf4|kind::mxf4nvf4"
+_TCGEN05_SCALE_VEC = "scale_vec=scale_vec::1X|scale_vec::2X|scale_vec::4X|block16|block32"
+_TCGEN05_MMA_EXCLUSIONS = " ".join(
+    [f"{kind}+block_scale" for kind in ("kind::f16", "kind::tf32", "kind::f8f6f4", "kind::i8")]
+    + [f"{kind}+{vec}" for kind, vecs in (
+        ("kind::mxf8f6f4", ("scale_vec::2X", "scale_vec::4X", "block16")),
+        ("kind::mxf4", ("scale_vec::1X", "scale_vec::4X", "block16")),
+        ("kind::mxf4nvf4", ("scale_vec::1X",))) for vec in vecs]
+    + ["ashift+collector::a::fill", "ashift+collector::a::use"])
+_TCGEN05_MMA_REQUIREMENTS = ("kind::mxf8f6f4>block_scale kind::mxf4>block_scale kind::mxf4nvf4>block_scale "
+                             "kind::mxf4nvf4>scale_vec scale_vec::1X>block_scale scale_vec::2X>block_scale "
+                             "scale_vec::4X>block_scale block16>block_scale block32>block_scale")
 _MBARRIER_SPACE = "space=shared|shared::cta|shared::cluster"
 # ptxas accepts (and ignores) a matrix layout on these.
 _LAYOUT_IGNORED = "ignored_by_ptxas=row|col#9"
@@ -203,6 +217,13 @@ _WRITTEN: tuple[_Written, ...] = (
     _grammar("tcgen05.cp", f"{_CTA_GROUP}! shape=128x256b|4x256b|128x128b|64x128b|32x128b! "
              "multicast=warpx2::02_13|warpx2::01_23|warpx4 dst_fmt=b8x16 src_fmt=b6x16_p32|b4x16_p64 " + _LAYOUT_IGNORED,
              requirements=_DECOMPRESSION),
+    *(_grammar(name, f"{_CTA_GROUP}! sp {_TCGEN05_MMA_KIND}! block_scale {_TCGEN05_SCALE_VEC} ashift "
+               "collector=collector::a::fill|collector::a::use|collector::a::lastuse|collector::a::discard",
+               _TCGEN05_MMA_EXCLUSIONS, _TCGEN05_MMA_REQUIREMENTS) for name in ("tcgen05.mma", "tcgen05.mma.sp")),
+    *(_grammar(name, f"cta_group=cta_group::1! sp {_TCGEN05_MMA_KIND}! block_scale {_TCGEN05_SCALE_VEC} "
+               "collector=/collector::b[0-3]::[a-z]+/",
+               _TCGEN05_MMA_EXCLUSIONS + " " + " ".join(f"{kind}+ws" for kind in ("kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4")),
+               _TCGEN05_MMA_REQUIREMENTS) for name in ("tcgen05.mma.ws", "tcgen05.mma.ws.sp")),
     _grammar("tcgen05.shift", f"{_CTA_GROUP}! down!"),
     _grammar("tcgen05.commit", f"{_CTA_GROUP}! completion=mbarrier::arrive::one! space=shared::cluster "
              "multicast=multicast::cluster type=b64!"),
@@ -210,7 +231,7 @@ _WRITTEN: tuple[_Written, ...] = (
     _grammar("tcgen05.fence::after_thread_sync", ""),
     # --- warp and warpgroup synchronisation (§9.7.13, §9.7.19.5)
     _grammar("elect", "sync!"),
-    _grammar("setmaxnreg", "action=inc|dec!^ sync! aligned! type=u32!"),
+    _grammar("setmaxnreg", "action=inc|dec!^ sync! aligned! type=u32|s32!"),
     _grammar("griddepcontrol", "action=launch_dependents|wait!"),
     _grammar("bar.warp", "sync!"),
     _grammar("shfl", "sync!70 mode=up|down|bfly|idx! type=b32!"),
@@ -225,9 +246,9 @@ _WRITTEN: tuple[_Written, ...] = (
     _grammar("mbarrier.init", "space=shared|shared::cta type=b64!"),
     _grammar("mbarrier.inval", "space=shared|shared::cta type=b64!"),
     _grammar("mbarrier.arrive", f"sem=release|relaxed {_MBARRIER_SCOPE} {_MBARRIER_SPACE} noComplete type=b64!",
-             requirements=_ORDER_AND_SCOPE),
+             "noComplete+shared::cluster", _ORDER_AND_SCOPE),
     _grammar("mbarrier.arrive_drop", f"sem=release|relaxed {_MBARRIER_SCOPE} {_MBARRIER_SPACE} noComplete type=b64!",
-             requirements=_ORDER_AND_SCOPE),
+             "noComplete+shared::cluster", _ORDER_AND_SCOPE),
     # `.expect_tx` must follow the operation word directly.
     _grammar("mbarrier.arrive.expect_tx", f"sem=release|relaxed {_MBARRIER_SCOPE} {_MBARRIER_SPACE} type=b64!",
              requirements=_ORDER_AND_SCOPE),
@@ -247,7 +268,7 @@ _WRITTEN: tuple[_Written, ...] = (
     _grammar("tensormap.cp_fenceproxy", "dst=global! src=shared::cta! proxy=tensormap::generic! sem=release! "
              f"{_SCOPE}! sync! aligned!"),
     # --- matrix loads and stores (§9.7.14.5.15–17)
-    _grammar("ldmatrix", "sync! aligned! shape=m8n8|m16n16|m8n16! num=x1|x2|x4! trans space=shared|shared::cta "
+    _grammar("ldmatrix", "sync! aligned! shape=m8n8|m16n16|m8n16! num=x1|x2|x4|x8! trans space=shared|shared::cta "
              "type=b16|b8|b8x16! src_fmt=b6x16_p32|b4x16_p64 " + _LAYOUT_IGNORED,
              "m8n8+b8 m8n8+b8x16 m16n16+b16 m8n16+b16 m8n16+b8 m8n16+trans",
              "m16n16>trans b8x16>src_fmt b6x16_p32>b8x16 b4x16_p64>b8x16"),
@@ -289,7 +310,9 @@ _WRITTEN += (
              f"load_mode=tile|im2col|im2col_no_offs|tile::gather4|tile::scatter4|im2col::w|im2col::w::128 {_CTA_GROUP} "
              f"completion=mbarrier::complete_tx::bytes|bulk_group! multicast=multicast::cluster {_L2_HINT}",
              # gathers load; scatters and im2col_no_offs store
-             _IM2COL_DIMENSIONS + " mbarrier::complete_tx::bytes+im2col_no_offs mbarrier::complete_tx::bytes+tile::scatter4 "
+             _IM2COL_DIMENSIONS + " " + " ".join(f"{dim}+{mode}" for dim in ("1d", "3d", "4d", "5d")
+                                                  for mode in ("tile::gather4", "tile::scatter4"))
+             + " shared::cluster+shared::cta mbarrier::complete_tx::bytes+im2col_no_offs mbarrier::complete_tx::bytes+tile::scatter4 "
              "bulk_group+tile::gather4"),
     _grammar("cp.async.bulk.prefetch", f"level=L2! src=global! {_L2_HINT}"),
     _grammar("cp.async.bulk.prefetch.tensor", f"dim=1d|2d|3d|4d|5d! level=L2! src=global! "
@@ -297,10 +320,10 @@ _WRITTEN += (
     _grammar("cp.async.bulk.commit_group", ""),
     _grammar("cp.async.bulk.wait_group", "read"),
     # --- st.async, red.async (§9.7.9.12, §9.7.13.6)
-    _grammar("st.async", "sem=weak|release mmio scope=cluster|gpu|sys space=shared::cluster|global "
+    _grammar("st.async", "sem=weak|release mmio scope=cluster|gpu|sys space=shared::cluster|shared::cta|shared|global "
              "completion=mbarrier::complete_tx::bytes vec=v2|v4 "
-             "type=b8|b16|b32|b64|u8|u16|u32|u64|s8|s16|s32|s64|f32|f64!",
-             "weak+cluster weak+gpu weak+sys shared::cluster+gpu shared::cluster+sys"),
+             "type=b32|b64|u32|u64|s32|s64|f32|f64!",
+             "weak+cluster weak+gpu weak+sys shared::cluster+gpu shared::cluster+sys", "release>scope"),
     # --- grid-wide barriers (§9.7.13.1)
     # `.arrive` and `.red` must follow the opcode (or `.cta`) directly, even past modifiers ptxas
     # otherwise ignores; `.sync` need not. `bar` is `barrier` with `.aligned` implied.
@@ -416,11 +439,20 @@ def _needs(slot: Slot) -> str:
     return f"one of {slot.describe()}"
 
 
+# Instructions whose every operation the grammars list: an opcode of theirs that names none is
+# not an instruction.
+_COMPLETE_BASES = frozenset({"wmma", "tcgen05", "mbarrier", "wgmma"})
+
+
 @lru_cache(maxsize=8192)
 def grammar_problems(base: str, modifiers: tuple[str, ...], target_number: int = 0) -> tuple[GrammarProblem, ...]:
     """What is wrong with this opcode's modifiers; ``target_number`` is the module's architecture
     (90 for sm_90a; 0 when unknown, which judges every required slot)."""
     found = grammar_of(base, modifiers)
+    if found is None and base in _COMPLETE_BASES and "" not in modifiers:
+        operations = sorted({name.split(".")[1] for name in _WRITTEN_BY_NAME if name.startswith(base + ".")})
+        return (GrammarProblem(None, f"`{base}.{'.'.join(modifiers[:1])}` is not an instruction",
+                               f"`{base}` has " + ", ".join(f"`.{operation}`" for operation in operations)),)
     if found is None or "" in modifiers:  # an empty modifier is a syntax error, reported as such
         return ()
     grammar, operation_words = found
@@ -444,7 +476,8 @@ def grammar_problems(base: str, modifiers: tuple[str, ...], target_number: int =
         if not indices:
             if slot.required and (not target_number or target_number >= slot.required_from):
                 missing.append(slot)
-        elif len(indices) > slot.count:
+        # ptxas accepts `.sync` repeated
+        elif len(indices) > slot.count and not (slot.name == "sync" and len({modifiers[i] for i in indices}) == 1):
             problems.append(GrammarProblem(
                 indices[slot.count], f"`{name}` takes {slot.count} `{slot.name}` qualifier{'s' if slot.count > 1 else ''}, "
                 f"not {len(indices)}", f"keep one of {', '.join(f'`.{modifiers[i]}`' for i in indices)}"))

@@ -53,7 +53,7 @@ def _index(modifiers: tuple[str, ...], modifier: str | None) -> int | None:
 
 
 # The only instructions qualifier_problems judges: callers skip computing operand kinds for the rest.
-JUDGED_BASES = frozenset({"tcgen05", "st", "ldmatrix", "bar", "barrier", "wmma"})
+JUDGED_BASES = frozenset({"tcgen05", "st", "ldmatrix", "bar", "barrier", "wmma", "mma", "wgmma"})
 
 
 def qualifier_problems(base: str, modifiers: tuple[str, ...], operand_kinds: tuple[str, ...]) -> list[QualifierProblem]:
@@ -77,7 +77,132 @@ def qualifier_problems(base: str, modifiers: tuple[str, ...], operand_kinds: tup
             "name the number of threads that take part, as the waiting side does")]
     if base == "wmma" and operation == "store":
         return _wmma_store(modifiers)
+    if base == "wmma" and operation == "mma":
+        return _wmma_mma_types(modifiers)
+    if base == "wmma" and operation == "load":
+        return _wmma_multiplicand_type(modifiers)
+    if base == "mma" and operation == "sync":
+        return (_mma_layout(modifiers) or _matrix_types("mma", modifiers, MMA_TYPE_PAIRS, 4)
+                or _mma_shape(modifiers))
+    if base == "wgmma" and operation == "mma_async":
+        return _wgmma_shape(modifiers) or _matrix_types("wgmma.mma_async", modifiers, WGMMA_TYPE_PAIRS, 3)
     return []
+
+
+def _wmma_mma_types(modifiers: tuple[str, ...]) -> list[QualifierProblem]:
+    """Half precision names `.dtype.ctype`; every other type names all four."""
+    types = [(index, m) for index, m in enumerate(modifiers) if m in _MATRIX_TYPES]
+    if len(types) == 2 and any(m not in ("f16", "f32") for _, m in types):
+        index, kind = next((i, m) for i, m in types if m not in ("f16", "f32"))
+        return [QualifierProblem(index, f"`wmma.mma` with `.{kind}` names four types, `.dtype.atype.btype.ctype`")]
+    return []
+
+
+def _wmma_multiplicand_type(modifiers: tuple[str, ...]) -> list[QualifierProblem]:
+    """wmma.load.a/b load the input types; `.m16n16k8` loads `.tf32`."""
+    if modifiers[1:2] not in (("a",), ("b",)):
+        return []
+    kind = next(((index, m) for index, m in enumerate(modifiers) if m in _MATRIX_TYPES), None)
+    if kind is None:
+        return []
+    if kind[1] in ("f32", "s32"):
+        return [QualifierProblem(kind[0], f"`wmma.load.{modifiers[1]}` loads an input type, not the accumulator type `.{kind[1]}`")]
+    if "m16n16k8" in modifiers and kind[1] != "tf32":
+        return [QualifierProblem(kind[0], f"`wmma.load.{modifiers[1]}` with shape `.m16n16k8` loads `.tf32`, not `.{kind[1]}`")]
+    return []
+
+
+def _mma_layout(modifiers: tuple[str, ...]) -> list[QualifierProblem]:
+    """Every shape but `.m8n8k4` takes A in rows and B in columns: `.row.col`."""
+    if "m8n8k4" in modifiers:
+        return []
+    layouts = [(index, m) for index, m in enumerate(modifiers) if m in ("row", "col")]
+    for (index, layout), wanted in zip(layouts, ("row", "col")):
+        if layout != wanted:
+            return [QualifierProblem(index, f"`mma` takes `.row.col` with this shape, not `.{layouts[0][1]}.{layouts[-1][1]}`")]
+    return []
+
+
+# The element types the warp-level matrix instructions multiply (§9.7.14.5.14, §9.7.15.5.2): the
+# type family of A and B (A and B may mix within a family), and the accumulator types it allows.
+_FP8 = ("e4m3", "e5m2")
+_INT8 = ("s8", "u8")
+_INT4 = ("s4", "u4")
+MMA_TYPE_PAIRS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "f16": (("f16",), ("f16", "f32")), "bf16": (("bf16",), ("f32",)), "tf32": (("tf32",), ("f32",)),
+    "f64": (("f64",), ("f64",)), **{kind: (_FP8, ("f16", "f32")) for kind in _FP8},
+    **{kind: (_INT8, ("s32",)) for kind in _INT8}, **{kind: (_INT4, ("s32",)) for kind in _INT4}, "b1": (("b1",), ("s32",)),
+}
+WGMMA_TYPE_PAIRS = {kind: MMA_TYPE_PAIRS[kind] for kind in ("f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "b1")}
+_MATRIX_TYPES = frozenset({"f16", "bf16", "tf32", "f32", "f64", "s32", "s8", "u8", "s4", "u4", "b1", "e4m3", "e5m2"})
+
+
+# The shapes of each mma input type (§9.7.14.5.14, dense forms).
+_MMA_SHAPES = {
+    "f16": ("m8n8k4", "m16n8k8", "m16n8k16"), "bf16": ("m16n8k8", "m16n8k16"), "tf32": ("m16n8k4", "m16n8k8"),
+    "f64": ("m8n8k4", "m16n8k4", "m16n8k8", "m16n8k16"),
+    **{kind: ("m8n8k16", "m16n8k16", "m16n8k32") for kind in _INT8},
+    **{kind: ("m8n8k32", "m16n8k32", "m16n8k64") for kind in _INT4},
+    "b1": ("m8n8k128", "m16n8k128", "m16n8k256"), **{kind: ("m16n8k16", "m16n8k32") for kind in _FP8},
+}
+
+
+def _mma_shape(modifiers: tuple[str, ...]) -> list[QualifierProblem]:
+    types = [m for m in modifiers if m in _MATRIX_TYPES]
+    shape = next(((index, m) for index, m in enumerate(modifiers) if re.fullmatch(r"m\d+n\d+k\d+", m)), None)
+    if shape is None or len(types) != 4 or types[1] not in _MMA_SHAPES or any(m.startswith("kind::") for m in modifiers):
+        return []
+    shapes = _MMA_SHAPES[types[1]]
+    if shape[1] in shapes:
+        return []
+    return [QualifierProblem(shape[0], f"`mma` with `.{types[1]}` takes shape {' or '.join(f'`.{s}`' for s in shapes)}, "
+                             f"not `.{shape[1]}`")]
+
+
+def _matrix_types(name: str, modifiers: tuple[str, ...], pairs: dict, count: int) -> list[QualifierProblem]:
+    """`.dtype.atype.btype(.ctype)`: A and B of one family, D (and C) an accumulator of it."""
+    types = [(index, m) for index, m in enumerate(modifiers) if m in _MATRIX_TYPES]
+    if any(m not in _MATRIX_TYPES for m in modifiers if m.startswith(("e", "ue")) and m[1:2].isdigit()):
+        return []  # the sm_120 narrow-float kinds: not judged here
+    if len(types) > count and all(m in ("bf16", "tf32") for _, m in types[count:]):
+        types = types[:count]  # ptxas accepts, and ignores, a trailing `.bf16` or `.tf32`
+    if len(types) != count:
+        if types and not any(m.startswith("kind::") for m in modifiers):
+            index = types[-1][0] if len(types) > count else types[0][0]
+            return [QualifierProblem(index, f"`{name}` names {count} types, not {len(types)}")]
+        return []
+    (_, dtype), (_, atype), (b_index, btype) = types[:3]
+    if atype not in pairs:
+        return [QualifierProblem(types[1][0], f"`{name}` does not multiply `.{atype}`")]
+    family, accumulators = pairs[atype]
+    if btype not in family:
+        return [QualifierProblem(b_index, f"`{name}` multiplies `.{atype}` by {' or '.join(f'`.{t}`' for t in family)}, not `.{btype}`")]
+    for index, accumulator in (types[0], *types[3:]):
+        if accumulator not in accumulators:
+            return [QualifierProblem(index, f"`{name}` with `.{atype}` accumulates in "
+                                     f"{' or '.join(f'`.{t}`' for t in accumulators)}, not `.{accumulator}`")]
+    return []
+
+
+def _wgmma_shape(modifiers: tuple[str, ...]) -> list[QualifierProblem]:
+    """`.m64nNkK`: N is a multiple of 8 from 8 to 256; K is what the input type fixes (twice that
+    when sparse)."""
+    types = [m for m in modifiers if m in _MATRIX_TYPES]
+    for index, modifier in enumerate(modifiers):
+        match = re.fullmatch(r"m64n(\d+)k(\d+)", modifier)
+        if match is None:
+            continue
+        if int(match.group(1)) % 8 or not 8 <= int(match.group(1)) <= 256:
+            return [QualifierProblem(index, f"the N of `.{modifier}` must be a multiple of 8 from 8 to 256")]
+        k = _WGMMA_K.get(types[1]) if len(types) >= 2 else None
+        if k is not None and "sp" in modifiers:
+            k *= 2  # the sparse form halves A's stored elements: twice the K
+        if k is not None and int(match.group(2)) != k:
+            return [QualifierProblem(index, f"`wgmma.mma_async` with `.{types[1]}` has K = {k}, not {match.group(2)}")]
+    return []
+
+
+_WGMMA_K = {"f16": 16, "bf16": 16, "tf32": 8, "e4m3": 32, "e5m2": 32, "s8": 32, "u8": 32, "b1": 256}
 
 
 def _tcgen05_ld_st(operation: str, modifiers: tuple[str, ...], operand_count: int) -> list[QualifierProblem]:
@@ -121,6 +246,10 @@ def _ldmatrix(modifiers: tuple[str, ...]) -> list[QualifierProblem]:
 
 
 def _tcgen05_cp(modifiers: tuple[str, ...]) -> list[QualifierProblem]:
+    source_format = next((m for m in modifiers if m in ("b6x16_p32", "b4x16_p64")), None)
+    if source_format and "b8x16" in modifiers and modifiers.index(source_format) < modifiers.index("b8x16"):
+        return [QualifierProblem(_index(modifiers, source_format),
+                                 f"the source format `.{source_format}` follows the destination format `.b8x16`")]
     shape = next((m for m in modifiers if m in TCGEN05_CP_SHAPES), None)
     multicast = next((m for m in modifiers if m in TCGEN05_CP_MULTICASTS), None)
     if shape is None:
@@ -204,6 +333,9 @@ def _wmma_store(modifiers: tuple[str, ...]) -> list[QualifierProblem]:
     kind = next((m for m in reversed(modifiers) if m in WMMA_TYPES), None)
     if shape is None or kind is None:
         return []
+    if shape == "m16n16k8" and kind in ("f16", "s32"):
+        # ptxas parses these, then fails for want of a library routine to store them
+        return [QualifierProblem(_index(modifiers, kind), f"`wmma.store` with shape `.{shape}` stores `.f32`, not `.{kind}`")]
     if shape in INTEGER_SHAPES and kind == "f16":
         return [QualifierProblem(
             _index(modifiers, kind), f"`wmma.store` with shape `.{shape}` stores `.s32`, not `.f16`", "write `.s32`")]

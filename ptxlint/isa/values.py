@@ -18,8 +18,14 @@ class Limit:
     high: int
     multiple_of: int = 1
     power_of_two: bool = False
+    # The only values allowed, where they are not a range (wgmma's scales: -1 or 1).
+    only: tuple[int, ...] = ()
 
     def violation(self, value: int) -> str | None:
+        if self.only:
+            if value in self.only:
+                return None
+            return f"{self.what} must be {' or '.join(map(str, self.only))}, not {value}"
         if not self.low <= value <= self.high:
             if self.high >= 2**31 - 1:
                 return f"{self.what} must be at least {self.low}, not {value}"
@@ -50,7 +56,7 @@ class Limit:
 # tcgen05.alloc (§9.7.16.7.1): columns are allocated in powers of two from 32 to 512.
 ALLOC_COLUMNS = Limit("the column count of `tcgen05.alloc`", 32, 512, power_of_two=True)
 # tcgen05.dealloc: the manual asks for the allocated count; ptxas checks only the 32-column unit.
-DEALLOC_COLUMNS = Limit("the column count of `tcgen05.dealloc`", 0, 2**31 - 1, multiple_of=32)
+DEALLOC_COLUMNS = Limit("the column count of `tcgen05.dealloc`", -(2**31), 2**31 - 1, multiple_of=32)
 # setmaxnreg (§9.7.19.5).
 REGISTER_COUNT = Limit("the register count of `setmaxnreg`", 24, 256, multiple_of=8)
 # tcgen05.mma scale-input-d (§9.7.16.10.9): D is scaled by 2^-n.
@@ -63,8 +69,19 @@ BARRIER_THREADS = Limit("the barrier thread count", 0, 2**31 - 1, multiple_of=32
 ARRIVE_THREADS = Limit("the thread count of `bar.arrive`", 1, 2**31 - 1, multiple_of=32)
 
 
+# wgmma.mma_async (§9.7.15.5.2): imm-scale-a/b negate (-1) or keep (1) A and B; imm-trans-a/b
+# transpose (1) or not (0).
+WGMMA_SCALE = Limit("the scale of a `wgmma.mma_async` operand", -1, 1, only=(-1, 1))
+WGMMA_TRANSPOSE = Limit("the transpose flag of `wgmma.mma_async`", 0, 1)
+WAIT_GROUP = Limit("the group count of `wgmma.wait_group`", 0, 2**31 - 1)
+# scale-d written as an immediate: 0 (D = A·B) or 1 (D = A·B + D).
+WGMMA_SCALE_D = Limit("scale-d of `wgmma.mma_async`", 0, 1)
+
+# mbarrier.test_wait/try_wait.parity (§9.7.13.15.16): the phase parity waited for, 0 or 1.
+PHASE_PARITY = Limit("the phase parity", 0, 1)
+
 # The only instructions value_limits bounds: callers skip computing operand kinds for the rest.
-LIMITED_BASES = frozenset({"tcgen05", "setmaxnreg", "bar", "barrier"})
+LIMITED_BASES = frozenset({"tcgen05", "setmaxnreg", "bar", "barrier", "wgmma", "mbarrier"})
 
 
 def value_limits(base: str, modifiers: tuple[str, ...], operand_kinds: tuple[str, ...]) -> dict[int, Limit]:
@@ -80,6 +97,14 @@ def value_limits(base: str, modifiers: tuple[str, ...], operand_kinds: tuple[str
         return {0: REGISTER_COUNT}
     if base == "tcgen05" and operation == "mma" and "kind::i8" not in modifiers and has_scale_input_d(modifiers, operand_kinds):
         return {len(operand_kinds) - 1: SCALE_INPUT_D}
+    if base == "wgmma" and operation == "wait_group":
+        return {0: WAIT_GROUP}
+    if base == "mbarrier" and operation in ("test_wait", "try_wait") and "parity" in modifiers:
+        return {2: PHASE_PARITY}
+    if base == "wgmma" and operation == "mma_async" and "sp" not in modifiers:
+        if any(m in modifiers for m in ("s32", "b1")):
+            return {3: WGMMA_SCALE_D}
+        return {3: WGMMA_SCALE_D, 4: WGMMA_SCALE, 5: WGMMA_SCALE, 6: WGMMA_TRANSPOSE, 7: WGMMA_TRANSPOSE}
     if base in ("bar", "barrier") and operation not in ("warp", "cluster"):
         return _barrier(modifiers, len(operand_kinds))
     return {}
