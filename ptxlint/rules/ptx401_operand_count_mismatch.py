@@ -159,13 +159,22 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
                 yield from _check_instruction(instruction, expected)
 
 
+def _operand_help(position: int | None) -> str:
+    if position is None:
+        return "write the operands the PTX ISA lists for this instruction and its qualifiers (`ptxas` rejects this form too)"
+    return (
+        "give this position the kind of operand the PTX ISA lists (`ptxas` rejects it too); in CUDA's inline `asm()`, "
+        "check the constraint letters (`r` a 32-bit register, `l` a 64-bit one) and declare predicates with `.reg .pred`"
+    )
+
+
 def _check_operand_kinds(instruction: Instruction, registers: _RegisterTypes) -> list[Diagnostic]:
     opcode = instruction.opcode
     kinds = tuple(_kind_letter(operand, registers) for operand in instruction.operands)
     found = []
     for problem in operand_table.operand_problems(opcode.base, opcode.modifiers, kinds):
         span = instruction.span if problem.position is None else instruction.operands[problem.position].span
-        found.append(RULE.diagnostic(span, problem.message, help=problem.help))
+        found.append(RULE.diagnostic(span, problem.message, help=problem.help or _operand_help(problem.position)))
     return found
 
 
