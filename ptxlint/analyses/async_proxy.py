@@ -88,6 +88,8 @@ class _AsyncProxyState(PathSensitiveAnalysis):
         self.barrier_of: dict[int, Buffer] = {}  # a copy's mbarrier
         self.also_reads: dict[int, list[Buffer]] = {}  # an MMA's other operand buffers (B after A)
         for index, instruction in enumerate(instructions):
+            if instruction.opcode.base not in _FOLLOWED_BASES:
+                continue
             kind = _kind(instruction, in_kernel)
             if kind is None:
                 continue
@@ -104,7 +106,67 @@ class _AsyncProxyState(PathSensitiveAnalysis):
                 known = buffers.of_address(barrier) if barrier is not None else None
                 if known is not None:
                     self.barrier_of[index] = known
+        self._changing_kinds = self._relevant_changes()
         super().__init__(branches, keep_every_fact)
+
+    def _relevant_changes(self) -> frozenset[int]:
+        """The instructions whose step can matter to some question. Reads only ask. A generic
+        write matters only if some async-proxy read names its buffer (or a store's: then it may
+        overwrite a store's source); a copy only if some use names its address exactly; an
+        `mbarrier.init` only if a copy signals that barrier. Hand-offs, fences, waits and
+        commits matter only when something they move is followed. A kernel's scratch writes and
+        its many loads of other buffers never enter a payload, and a function where nothing is
+        left is not solved."""
+        kinds, buffers = self.kinds, self.buffer_of
+        async_reads = [buffers[index] for index, kind in kinds.items() if kind in (_ASYNC_READ, _STORE)]
+        async_reads.extend(buffer for more in self.also_reads.values() for buffer in more)
+        read_by_async = {(buffer.root, buffer.offset) for buffer in async_reads}
+        used_exactly = {buffers[index] for index, kind in kinds.items() if kind in (_READ, _ASYNC_READ)}
+        used_exactly.update(buffer for more in self.also_reads.values() for buffer in more)
+        stores = {buffers[index] for index, kind in kinds.items() if kind == _STORE}
+        written_exactly = {buffers[index] for index, kind in kinds.items() if kind in (_WRITE, _HAND_OFF_WRITE)}
+        signalled = {(barrier.root, barrier.offset) for barrier in self.barrier_of.values()}
+        signalled.update((buffers[index].root, buffers[index].offset) for index, kind in kinds.items() if kind == _USE_BARRIER)
+        kept: set[int] = set()
+        for index, kind in kinds.items():
+            buffer = buffers.get(index)
+            if kind in (_READ, _ASYNC_READ, _USE_BARRIER):
+                continue
+            if kind in (_WRITE, _HAND_OFF_WRITE):
+                if (buffer.root, buffer.offset) not in read_by_async and buffer not in stores:
+                    if kind == _WRITE:
+                        continue
+                    kinds[index] = _HAND_OFF  # an atomic still hands over what was written before
+            elif kind in (_LOAD, _CP_ASYNC):
+                if buffer not in used_exactly and (buffer.root, buffer.offset) not in read_by_async:
+                    continue
+            elif kind == _STORE:
+                if buffer not in written_exactly:
+                    continue
+            elif kind == _INIT:
+                if (buffer.root, buffer.offset) not in signalled:
+                    continue
+            kept.add(index)
+        writes = any(kinds[index] in (_WRITE, _HAND_OFF_WRITE) for index in kept)
+        inits = any(kinds[index] == _INIT for index in kept)
+        copies = any(kinds[index] in (_LOAD, _CP_ASYNC, _STORE) for index in kept)
+        if not (writes or inits or copies):
+            return frozenset()
+        needed = set()
+        for index in kept:
+            kind = kinds[index]
+            if kind == _HAND_OFF and not writes:
+                continue
+            if kind == _FENCE and not (writes or inits):
+                continue
+            if kind == _INIT_FENCE and not inits:
+                continue
+            if kind in _GROUP_KINDS and not copies:
+                continue
+            if kind == _WAIT_BARRIER and not copies:
+                continue
+            needed.add(index)
+        return frozenset(needed)
 
     def _buffer(self, kind: str, instruction: Instruction) -> Buffer | None:
         if kind in (_WRITE, _READ, _LOAD, _CP_ASYNC, _INIT, _WAIT_BARRIER):
@@ -121,7 +183,7 @@ class _AsyncProxyState(PathSensitiveAnalysis):
         return _NOTHING
 
     def changing_instructions(self) -> frozenset[int]:
-        return frozenset(self.kinds)
+        return self._changing_kinds
 
     def step(self, index: int, instruction: Instruction, payload: Payload) -> Payload:
         kind = self.kinds[index]
@@ -212,6 +274,14 @@ _WRITE, _HAND_OFF_WRITE, _READ, _ASYNC_READ, _LOAD, _CP_ASYNC, _STORE = "write",
 _HAND_OFF, _FENCE, _INIT_FENCE, _INIT, _WAIT_BARRIER, _USE_BARRIER, _CP_ARRIVE, _CALL = (
     "hand-off", "fence", "init fence", "init", "barrier wait", "barrier use", "cp.async arrive", "call",
 )
+_GROUP_KINDS = frozenset({proxies.CP_ASYNC_COMMIT, proxies.BULK_COMMIT, proxies.CP_ASYNC_WAIT, proxies.BULK_WAIT, proxies.CP_ASYNC_WAIT_ALL, _CP_ARRIVE})
+# The opcode bases of the instructions the analysis follows: the rest (arithmetic, moves,
+# comparisons, most of a kernel) are not classified at all.
+_ASYNC_BASES = frozenset({"cp", "wgmma", "tcgen05"})
+_FOLLOWED_BASES = frozenset({
+    "call", "cp", "fence", "mbarrier", "st", "stmatrix", "ld", "ldmatrix", "atom", "red", "wgmma", "tcgen05",
+    "bar", "barrier", "exit", "ret",
+})
 # Kinds followed only with a known buffer.
 _NEEDS_BUFFER = frozenset({_WRITE, _HAND_OFF_WRITE, _READ, _ASYNC_READ, _LOAD, _CP_ASYNC, _STORE, _INIT, _USE_BARRIER})
 # Kinds that start something asynchronous (a function with none is not solved).
@@ -474,10 +544,12 @@ def _run(context: ModuleContext, function: Function) -> AsyncProxyFacts:
     buffers = context.result("shared_buffers", function)
     instructions = function.instructions
     in_kernel = function.kind == "entry"
-    if not any(_kind(instruction, in_kernel) in _ASYNC_KINDS for instruction in instructions):
+    if not any(
+        instruction.opcode.base in _ASYNC_BASES and _kind(instruction, in_kernel) in _ASYNC_KINDS for instruction in instructions
+    ):
         return AsyncProxyFacts(None, None)
     analysis = _AsyncProxyState(context.result("warp_branches", function), function, buffers)
-    if not any(kind in _ASYNC_KINDS for kind in analysis.kinds.values()):
+    if not analysis.changing_instructions():
         return AsyncProxyFacts(None, None)
     return AsyncProxyFacts(analysis, solve_forward(analysis.branches.values.cfg, analysis))
 
