@@ -93,17 +93,20 @@ class _AsyncProxyState(PathSensitiveAnalysis):
             kind = _kind(instruction, in_kernel)
             if kind is None:
                 continue
-            buffer = self._buffer(kind, instruction)
+            buffer = self._buffer(kind, index, instruction)
+            if kind == _LOAD and buffer is None:
+                # A copy into memory ptxlint cannot name still signals its barrier.
+                kind, buffer = _USE_BARRIER, self._buffer(_USE_BARRIER, index, instruction)
             if kind in _NEEDS_BUFFER and buffer is None:
                 continue  # unknown buffer: no conflict is assumed, nothing to follow
             self.kinds[index] = kind
             if buffer is not None:
                 self.buffer_of[index] = buffer
             if kind == _ASYNC_READ and instruction.opcode.base != "cp":
-                self.also_reads[index] = _async_sources(buffers, instruction)[1:]
+                self.also_reads[index] = _async_sources(buffers, index, instruction)[1:]
             if kind == _LOAD:
                 barrier = _last_address(instruction)
-                known = buffers.of_address(barrier) if barrier is not None else None
+                known = buffers.of_address(barrier, index) if barrier is not None else None
                 if known is not None:
                     self.barrier_of[index] = known
         self._changing_kinds = self._relevant_changes()
@@ -127,13 +130,20 @@ class _AsyncProxyState(PathSensitiveAnalysis):
         written_exactly = {buffers[index] for index, kind in kinds.items() if kind in (_WRITE, _HAND_OFF_WRITE)}
         signalled = {(barrier.root, barrier.offset) for barrier in self.barrier_of.values()}
         signalled.update((buffers[index].root, buffers[index].offset) for index, kind in kinds.items() if kind == _USE_BARRIER)
+        loaded = {(buffers[index].root, buffers[index].offset) for index, kind in kinds.items() if kind == _LOAD}
+        copied_into = {buffers[index] for index, kind in kinds.items() if kind in (_LOAD, _CP_ASYNC)}
         kept: set[int] = set()
         for index, kind in kinds.items():
             buffer = buffers.get(index)
-            if kind in (_READ, _ASYNC_READ, _USE_BARRIER):
+            if kind in (_ASYNC_READ, _USE_BARRIER):
                 continue
-            if kind in (_WRITE, _HAND_OFF_WRITE):
-                if (buffer.root, buffer.offset) not in read_by_async and buffer not in stores:
+            if kind == _READ:
+                # A generic read matters only to a copy that may overwrite what it reads (PTX502).
+                if (buffer.root, buffer.offset) not in loaded:
+                    continue
+            elif kind in (_WRITE, _HAND_OFF_WRITE):
+                key = (buffer.root, buffer.offset)
+                if key not in read_by_async and key not in loaded and buffer not in stores:
                     if kind == _WRITE:
                         continue
                     kinds[index] = _HAND_OFF  # an atomic still hands over what was written before
@@ -141,13 +151,13 @@ class _AsyncProxyState(PathSensitiveAnalysis):
                 if buffer not in used_exactly and (buffer.root, buffer.offset) not in read_by_async:
                     continue
             elif kind == _STORE:
-                if buffer not in written_exactly:
+                if buffer not in written_exactly and buffer not in copied_into:
                     continue
             elif kind == _INIT:
                 if (buffer.root, buffer.offset) not in signalled:
                     continue
             kept.add(index)
-        writes = any(kinds[index] in (_WRITE, _HAND_OFF_WRITE) for index in kept)
+        writes = any(kinds[index] in (_WRITE, _HAND_OFF_WRITE, _READ) for index in kept)
         inits = any(kinds[index] == _INIT for index in kept)
         copies = any(kinds[index] in (_LOAD, _CP_ASYNC, _STORE) for index in kept)
         if not (writes or inits or copies):
@@ -168,15 +178,15 @@ class _AsyncProxyState(PathSensitiveAnalysis):
             needed.add(index)
         return frozenset(needed)
 
-    def _buffer(self, kind: str, instruction: Instruction) -> Buffer | None:
+    def _buffer(self, kind: str, index: int, instruction: Instruction) -> Buffer | None:
         if kind in (_WRITE, _READ, _LOAD, _CP_ASYNC, _INIT, _WAIT_BARRIER):
             address = _first_address(instruction)
-            return self.buffers.of_address(address) if address is not None else None
+            return self.buffers.of_address(address, index) if address is not None else None
         if kind == _USE_BARRIER:
             address = _last_address(instruction)
-            return self.buffers.of_address(address) if address is not None else None
+            return self.buffers.of_address(address, index) if address is not None else None
         if kind in (_ASYNC_READ, _STORE):
-            return _async_source(self.buffers, instruction)
+            return _async_source(self.buffers, index, instruction)
         return None
 
     def initial_payload(self) -> Payload:
@@ -192,7 +202,7 @@ class _AsyncProxyState(PathSensitiveAnalysis):
         if kind == _HAND_OFF_WRITE:  # an atomic on shared memory: publishes, then writes
             payload = _hand_off(payload)
             return payload._replace(unfenced=payload.unfenced | {index})
-        if kind == _WRITE:
+        if kind == _WRITE or kind == _READ:
             return payload._replace(unfenced=payload.unfenced | {index})
         if kind == _HAND_OFF:
             return _hand_off(payload)
@@ -271,6 +281,7 @@ class _AsyncProxyState(PathSensitiveAnalysis):
 
 # What an instruction is to the analysis.
 _WRITE, _HAND_OFF_WRITE, _READ, _ASYNC_READ, _LOAD, _CP_ASYNC, _STORE = "write", "atomic", "read", "async read", "load", "cp.async", "store"
+
 _HAND_OFF, _FENCE, _INIT_FENCE, _INIT, _WAIT_BARRIER, _USE_BARRIER, _CP_ARRIVE, _CALL = (
     "hand-off", "fence", "init fence", "init", "barrier wait", "barrier use", "cp.async arrive", "call",
 )
@@ -381,23 +392,23 @@ def _last_address(instruction: Instruction) -> Address | None:
     return None
 
 
-def _async_source(buffers: SharedBuffers, instruction: Instruction) -> Buffer | None:
+def _async_source(buffers: SharedBuffers, index: int, instruction: Instruction) -> Buffer | None:
     """The shared memory an async-proxy read reads: a bulk copy's source address (its second
     operand), or the first matrix descriptor of `wgmma`/`tcgen05` with a known buffer."""
-    found = _async_sources(buffers, instruction)
+    found = _async_sources(buffers, index, instruction)
     return found[0] if found else None
 
 
-def _async_sources(buffers: SharedBuffers, instruction: Instruction) -> list[Buffer]:
+def _async_sources(buffers: SharedBuffers, index: int, instruction: Instruction) -> list[Buffer]:
     """Every buffer an async-proxy read reads (`wgmma` reads A and B)."""
     operands = instruction.operands
     if instruction.opcode.base == "cp":
-        buffer = buffers.of_address(operands[1]) if len(operands) > 1 and type(operands[1]) is Address else None
+        buffer = buffers.of_address(operands[1], index) if len(operands) > 1 and type(operands[1]) is Address else None
         return [buffer] if buffer is not None else []
     found = []
     for operand in operands[instruction.destination_count:]:
         if type(operand) is Register:
-            buffer = buffers.of_descriptor(operand)
+            buffer = buffers.of_descriptor(operand, index)
             if buffer is not None:
                 found.append(buffer)
     return found
@@ -443,21 +454,39 @@ class AsyncProxyFacts:
         """The generic writes to the buffer instruction ``index`` reads through the async proxy
         that the async proxy may not see there: not followed by a proxy fence in the writing
         thread before the hand-off, or at all."""
+        if self._analysis is None:
+            return []
         read = [self.buffer(index), *self._analysis.also_reads.get(index, ())]
-        written = self._analysis.buffer_of
+        return self._unfenced(index, read, (_WRITE, _HAND_OFF_WRITE))
 
-        def conflicts(write: int) -> bool:
-            return any(written[write].same(buffer) for buffer in read)
+    def unfenced_accesses(self, index: int) -> list[WriteHazard]:
+        """The generic reads and writes of the buffer the copy at ``index`` writes through the
+        async proxy that no proxy fence orders before it: none in the accessing thread before
+        the hand-off that releases the buffer, and none in the copying thread after it."""
+        return self._unfenced(index, [self.buffer(index)], (_READ, _WRITE, _HAND_OFF_WRITE), fence_after_hand_off=True)
+
+    def _unfenced(
+        self, index: int, buffers: list[Buffer], kinds: tuple[str, ...], fence_after_hand_off: bool = False
+    ) -> list[WriteHazard]:
+        """``fence_after_hand_off``: a fence the thread executes after the hand-off and before
+        ``index`` orders the accesses handed to it (for a copy that overwrites what others read:
+        the barrier orders their reads before the fence, which orders them before the copy)."""
+        analysis = self._analysis
+        if analysis is None:
+            return []
+
+        def conflicts(access: int) -> bool:
+            return analysis.kinds[access] in kinds and any(analysis.buffer_of[access].same(buffer) for buffer in buffers)
 
         found: dict[int, bool] = {}
         for payload in self._payloads(index):
-            for write in payload.unfenced:
-                if conflicts(write):
-                    found.setdefault(write, False)
-            for write in payload.handed_off | payload.fenced_late:
-                if conflicts(write):
-                    found[write] = True
-        return [WriteHazard(write, handed_off) for write, handed_off in sorted(found.items())]
+            for access in payload.unfenced:
+                if conflicts(access):
+                    found.setdefault(access, False)
+            for access in payload.handed_off if fence_after_hand_off else payload.handed_off | payload.fenced_late:
+                if conflicts(access):
+                    found[access] = True
+        return [WriteHazard(access, handed_off) for access, handed_off in sorted(found.items())]
 
     def incomplete_copies(self, index: int) -> list[CopyHazard]:
         """The copies into the address instruction ``index`` reads that are not known complete

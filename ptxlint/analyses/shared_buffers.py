@@ -15,7 +15,7 @@ the buffer is unknown (None): the rules then assume *no* conflict (precision fir
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Callable, NamedTuple, Sequence
 
 from ptxlint.context import ModuleContext
 from ptxlint.ir import Address, Function, Immediate, Instruction, Operand, Register, Symbol, Vector
@@ -64,6 +64,8 @@ _ADDRESS_BITS = 0x3FFFF
 _ALIGNMENT_BITS = 0x3FF
 _DESCRIPTOR_ALIGNMENT_BITS = 0x3F
 
+_UNSEEN = object()
+
 # Moves and conversions that keep a value (an address stays an address).
 _KEEPING = frozenset({"mov", "cvt", "cvta"})
 
@@ -72,40 +74,65 @@ class SharedBuffers:
     """The buffer of each shared-memory address or descriptor operand of one function, computed
     on demand (only the instructions the async-proxy rules look at are asked about)."""
 
-    def __init__(self, function: Function, shared_symbols: frozenset[str]) -> None:
+    def __init__(self, function: Function, shared_symbols: frozenset[str], block_of: Callable[[int], int]) -> None:
         self._instructions = function.instructions
+        self._block_of = block_of
         self._shared = shared_symbols | frozenset(
             variable.name for variable in function.variables if variable.space == ".shared"
         )
-        writers: dict[str, list[int]] = {}
+        # Registers declared inside a nested `{ }` (inline asm's `.reg .b64 %tmp;`) are one
+        # register per declaring scope, however many blocks reuse the name.
+        self._scopes = function.scopes
+        self._nested: dict[str, list[int]] = {}
+        for declaration in function.registers:
+            if declaration.scope != 0 and declaration.count == 0:
+                self._nested.setdefault(declaration.name, []).append(declaration.scope)
+        writers: dict[tuple[str, int], list[int]] = {}
         for index, instruction in enumerate(function.instructions):
+            scope = instruction.scope
             for operand in instruction.operands[: instruction.destination_count]:
                 if type(operand) is Register:
-                    writers.setdefault(operand.name, []).append(index)
+                    writers.setdefault(self._key(operand.name, scope), []).append(index)
                 elif type(operand) is Vector:
                     for element in operand.elements:
                         if type(element) is Register:
-                            writers.setdefault(element.name, []).append(index)
+                            writers.setdefault(self._key(element.name, scope), []).append(index)
         self._writers = writers
-        self._values: dict[str, _Value] = {}
-        self._evaluating: set[str] = set()
+        self._values: dict[tuple[str, int], _Value] = {}
+        self._evaluating: set[tuple[str, int]] = set()
+        self._defined_values: dict[int, _Value] = {}
+        self._defining: set[int] = set()
 
-    def of_address(self, operand: Operand) -> Buffer | None:
-        """The buffer an address operand (`[sym+8]`, `[%r5]`) points into."""
-        value = self._operand(operand)
+    def _key(self, name: str, scope: int) -> tuple[str, int]:
+        """The register ``name`` means in ``scope``: the innermost enclosing scope declaring it
+        (0 for the function's own registers)."""
+        declared = self._nested.get(name)
+        if declared is None:
+            return (name, 0)
+        scopes = self._scopes
+        best = 0
+        for candidate in declared:
+            if candidate == scope or (candidate < scope <= scopes[candidate].last_descendant):
+                best = max(best, candidate)
+        return (name, best)
+
+    def of_address(self, operand: Operand, at: int) -> Buffer | None:
+        """The buffer an address operand (`[sym+8]`, `[%r5]`) of instruction ``at`` points into."""
+        value = self._operand(operand, at)
         return value.buffer if type(value) is _Location and not value.descriptor else None
 
-    def of_descriptor(self, operand: Operand) -> Buffer | None:
-        """The buffer a matrix descriptor operand (a 64-bit register) describes."""
-        value = self._operand(operand)
+    def of_descriptor(self, operand: Operand, at: int) -> Buffer | None:
+        """The buffer a matrix descriptor operand (a 64-bit register) of instruction ``at`` describes."""
+        value = self._operand(operand, at)
         return value.buffer if type(value) is _Location and value.descriptor else None
 
     # -- evaluation
 
-    def _operand(self, operand: Operand) -> _Value:
+    def _operand(self, operand: Operand, at: int) -> _Value:
+        """The value of ``operand`` as instruction ``at`` reads it."""
         kind = type(operand)
         if kind is Register:
-            return self._register(operand.name)
+            return self._register(self._key(operand.name, self._instructions[at].scope), at)
         if kind is Immediate:
             return operand.value if type(operand.value) is int else None
         if kind is Symbol:
@@ -114,44 +141,67 @@ class SharedBuffers:
             base = operand.base
             if base is None or type(base) not in (Register, Symbol, Immediate):
                 return None
-            return _add(self._operand(base), operand.offset)
+            return _add(self._operand(base, at), operand.offset)
         if kind is Vector and operand.elements:  # mov.b64 %rd, {lo, hi}: the low half carries the address
-            return self._operand(operand.elements[0])
+            return self._operand(operand.elements[0], at)
         return None
 
-    def _register(self, name: str) -> _Value:
-        if name in self._values:
-            return self._values[name]
-        if name in self._evaluating:
+    def _register(self, key: tuple[str, int], at: int) -> _Value:
+        """A register's value at instruction ``at``: its one definition's, or, where the compiler
+        reused the name, the definition earlier in ``at``'s own block when there is one (else
+        the definitions must agree)."""
+        writers = self._writers.get(key, ())
+        if len(writers) > 1:
+            block = self._block_of(at)
+            local = [index for index in writers if index < at and self._block_of(index) == block]
+            if local:
+                return self._value_of(local[-1])
+        return self._values_of(key, writers)
+
+    def _values_of(self, key: tuple[str, int], writers: Sequence[int]) -> _Value:
+        if key in self._values:
+            return self._values[key]
+        if key in self._evaluating:
             return None  # a value defined through itself (a loop counter): not a constant buffer
-        self._evaluating.add(name)
-        values = {self._defined(index, name) for index in self._writers.get(name, ())}
-        self._evaluating.discard(name)
+        self._evaluating.add(key)
+        values = {self._value_of(index) for index in writers}
+        self._evaluating.discard(key)
         value = values.pop() if len(values) == 1 else None
-        self._values[name] = value
+        self._values[key] = value
         return value
 
-    def _defined(self, index: int, name: str) -> _Value:
-        """The value instruction ``index`` gives register ``name``."""
+    def _value_of(self, index: int) -> _Value:
+        """What instruction ``index`` writes, once per instruction."""
+        known = self._defined_values.get(index, _UNSEEN)
+        if known is _UNSEEN:
+            if index in self._defining:
+                return None  # defined through itself
+            self._defining.add(index)
+            known = self._defined_values[index] = self._defined(index)
+            self._defining.discard(index)
+        return known
+
+    def _defined(self, index: int) -> _Value:
+        """The value instruction ``index`` gives the register it writes."""
         instruction = self._instructions[index]
         base = instruction.opcode.base
         sources = instruction.sources
         if base in _KEEPING and len(sources) == 1:
-            return self._operand(sources[0])
+            return self._operand(sources[0], index)
         if base == "mov" and instruction.destination_count == 1 and type(instruction.operands[0]) is Vector:
             return None  # unpacking a 64-bit value: the halves are not addresses
         if len(sources) == 2:
-            first, second = self._operand(sources[0]), self._operand(sources[1])
+            first, second = self._operand(sources[0], index), self._operand(sources[1], index)
             return _binary(base, first, second, _names(sources))
         if base == "bfe" and len(sources) == 3:
             # bfe.u32 d, address, 4, 14 (or wider): the descriptor's start-address field.
-            value, start, length = (self._operand(source) for source in sources)
+            value, start, length = (self._operand(source, index) for source in sources)
             if type(value) is _Location and not value.descriptor and start == 4 and type(length) is int and length >= 14:
                 return _Location(value.buffer, True)
             return None
         if base == "mad" and len(sources) == 3:
             # mad.lo d, a, b, c: c plus a product that is an offset within the buffer.
-            addend = self._operand(sources[2])
+            addend = self._operand(sources[2], index)
             return _inexact(addend, "*".join(_names(sources[:2]))) if type(addend) is _Location else None
         return None
 
@@ -188,7 +238,7 @@ def _binary(base: str, first: _Value, second: _Value, names: list[str]) -> _Valu
         if base == "mul":
             return first * second
         return None
-    if type(second) is _Location and type(first) is not _Location and base == "add":
+    if type(second) is _Location and type(first) is not _Location and base in ("add", "xor"):
         first, second = second, first
         names = names[::-1]
     if type(first) is not _Location or type(second) is _Location:
@@ -198,6 +248,9 @@ def _binary(base: str, first: _Value, second: _Value, names: list[str]) -> _Valu
         return _add(location, second) if type(second) is int else _inexact(location, names[1])
     if base == "sub":
         return _add(location, -second) if type(second) is int else None
+    if base == "xor" and not location.descriptor:
+        # A swizzle (`addr ^ ((addr & 0x380) >> 3)`): low bits permuted within the buffer.
+        return _inexact(location, f"^{names[1]}")
     if base == "shr" and second == 4 and not location.descriptor:
         return _Location(location.buffer, True)
     if base == "and" and type(second) is int:
@@ -215,7 +268,7 @@ def _binary(base: str, first: _Value, second: _Value, names: list[str]) -> _Valu
 
 def _build(context: ModuleContext, function: Function) -> SharedBuffers:
     shared = frozenset(variable.name for variable in context.module.variables if variable.space == ".shared")
-    return SharedBuffers(function, shared)
+    return SharedBuffers(function, shared, context.result("cfg", function).block_of)
 
 
 def _describe(buffers: SharedBuffers, function: Function) -> Describe:
@@ -226,9 +279,9 @@ def _describe(buffers: SharedBuffers, function: Function) -> Describe:
         found = []
         for operand in instruction.operands:
             if type(operand) is Address:
-                buffer = buffers.of_address(operand)
+                buffer = buffers.of_address(operand, index)
             elif type(operand) is Register and instruction.opcode.base in ("wgmma", "tcgen05"):
-                buffer = buffers.of_descriptor(operand)
+                buffer = buffers.of_descriptor(operand, index)
                 if buffer is None:
                     continue
             else:
@@ -245,6 +298,7 @@ PASSES = (
         "which shared-memory buffer (a `.shared` variable and constant offset) each address and matrix descriptor names",
         _build,
         per_function=True,
+        requires=("cfg",),
         printer=_describe,
     ),
 )

@@ -30,20 +30,33 @@ class Access(Enum):
     CP_ASYNC = "cp.async"  # Ampere's non-bulk asynchronous copy into shared memory
 
 
+_OTHER_SPACES = frozenset({"global", "local", "param", "const", "param::entry", "param::func"})
+
+
+def _may_address_shared(modifiers: tuple[str, ...]) -> bool:
+    """A `.shared` access, or a generic-addressed one (no state space: the address decides,
+    and the callers follow only addresses they can trace to a `.shared` variable)."""
+    spaces = set(modifiers)
+    return bool(_SHARED & spaces) or not (_OTHER_SPACES & spaces)
+
+
 def _state_spaces(modifiers: tuple[str, ...]) -> list[str]:
     return [modifier for modifier in modifiers if modifier in _SHARED or modifier == "global"]
 
 
 def access(base: str, modifiers: tuple[str, ...]) -> Access | None:
     """How an instruction touches shared memory, or None (not at all, or not in a way these rules
-    follow: generic-addressed accesses, `st.async`, which targets another CTA's memory)."""
+    follow: `st.async`, which targets another CTA's memory). A generic-addressed `ld`/`st` counts
+    as a possible shared-memory access: whether it is one is its address's business."""
     first = modifiers[0] if modifiers else ""
     if base in ("st", "atom", "red"):
-        return Access.GENERIC_WRITE if "async" not in modifiers and _SHARED & set(modifiers) else None
+        if "async" in modifiers or "bulk" in modifiers:
+            return None
+        return Access.GENERIC_WRITE if _may_address_shared(modifiers) else None
     if base == "stmatrix":
         return Access.GENERIC_WRITE
     if base == "ld":
-        return Access.GENERIC_READ if _SHARED & set(modifiers) else None
+        return Access.GENERIC_READ if _may_address_shared(modifiers) else None
     if base == "ldmatrix":
         return Access.GENERIC_READ
     if base == "wgmma":

@@ -7,8 +7,9 @@ complete:
   `test_wait` since;
 - read after an Ampere `cp.async` into it before a `cp.async.wait_group` / `wait_all` (or
   `cp.async.mbarrier.arrive` and a barrier wait) that retires it;
-- overwritten (`st.shared`, `stmatrix`) while a TMA or bulk store (`.bulk_group`) may still be
-  reading it, before `cp.async.bulk.wait_group.read` retires the store.
+- overwritten (`st.shared`, `stmatrix`, or another copy into it) while a TMA or bulk store
+  (`.bulk_group`) may still be reading it, before `cp.async.bulk.wait_group.read` retires the
+  store (`wait_group.read 1` right after the commit leaves the newest store pending).
 
 ## Why is this bad?
 These copies run asynchronously to the thread that issued them. Until the mbarrier phase
@@ -111,7 +112,7 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
             if hazards:
                 reported.update(hazard.copy for hazard in hazards)
                 yield _report(facts, function, hazards[-1], index)
-        for index in facts.instructions("write", "atomic"):
+        for index in facts.instructions("write", "atomic", "load", "cp.async"):
             hazards = [hazard for hazard in facts.unfinished_store_sources(index) if hazard.copy not in reported]
             if hazards:
                 reported.update(hazard.copy for hazard in hazards)
