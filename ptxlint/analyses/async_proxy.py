@@ -22,14 +22,15 @@ solver stays in here. A function with no asynchronous shared-memory operation is
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, NamedTuple
+from typing import Callable, Iterable, NamedTuple, Sequence
 
 from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState
 from ptxlint.analyses.path_witness import BranchStep, branch_steps, witness_path
 from ptxlint.analyses.roles import BranchTable
 from ptxlint.analyses.shared_buffers import Buffer, SharedBuffers
 from ptxlint.context import ModuleContext
-from ptxlint.dataflow import Solution, StatesBefore, solve_forward
+from ptxlint.cfg import ControlFlowGraph
+from ptxlint.dataflow import Solution, StatesBefore, indices_by_block, solve_forward
 from ptxlint.ir import Address, Function, Immediate, Instruction, Register
 from ptxlint.isa import proxies
 from ptxlint.isa.hand_offs import hand_off
@@ -75,10 +76,12 @@ class CopyHazard(NamedTuple):
     waited: bool  # some wait of the copy's kind came after it (on another barrier or group)
 
 
-class _AsyncProxyState(PathSensitiveAnalysis):
-    """Per path class: the payload above."""
+class _Classification:
+    """What each instruction of a function is to the analysis (kind, buffer, barrier), which of
+    them can change a payload, and how (:meth:`step`): shared by the path-insensitive screen and
+    the path-sensitive analysis."""
 
-    def __init__(self, branches: BranchTable, function: Function, buffers: SharedBuffers, keep_every_fact: bool = False) -> None:
+    def __init__(self, function: Function, buffers: SharedBuffers) -> None:
         self.function = function
         self.buffers = buffers
         instructions = function.instructions
@@ -109,8 +112,7 @@ class _AsyncProxyState(PathSensitiveAnalysis):
                 known = buffers.of_address(barrier, index) if barrier is not None else None
                 if known is not None:
                     self.barrier_of[index] = known
-        self._changing_kinds = self._relevant_changes()
-        super().__init__(branches, keep_every_fact)
+        self.changing = self._relevant_changes()
 
     def _relevant_changes(self) -> frozenset[int]:
         """The instructions whose step can matter to some question. Reads only ask. A generic
@@ -189,12 +191,6 @@ class _AsyncProxyState(PathSensitiveAnalysis):
             return _async_source(self.buffers, index, instruction)
         return None
 
-    def initial_payload(self) -> Payload:
-        return _NOTHING
-
-    def changing_instructions(self) -> frozenset[int]:
-        return self._changing_kinds
-
     def step(self, index: int, instruction: Instruction, payload: Payload) -> Payload:
         kind = self.kinds[index]
         if kind == _CALL:
@@ -258,6 +254,23 @@ class _AsyncProxyState(PathSensitiveAnalysis):
             return payload
         return payload._replace(loads=loads, unwaited=unwaited)
 
+class _AsyncProxyState(PathSensitiveAnalysis):
+    """Per path class: the payload above, as the classification steps it."""
+
+    def __init__(self, branches: BranchTable, classification: _Classification, keep_every_fact: bool = False) -> None:
+        self.classification = classification
+        self.function = classification.function
+        super().__init__(branches, keep_every_fact)
+
+    def initial_payload(self) -> Payload:
+        return _NOTHING
+
+    def changing_instructions(self) -> frozenset[int]:
+        return self.classification.changing
+
+    def step(self, index: int, instruction: Instruction, payload: Payload) -> Payload:
+        return self.classification.step(index, instruction, payload)
+
     def collapse(self, payloads: Iterable[Payload]) -> Payload:
         payloads = list(payloads)
 
@@ -277,6 +290,53 @@ class _AsyncProxyState(PathSensitiveAnalysis):
             frozenset().union(*mine) <= frozenset().union(*theirs) if isinstance(mine, tuple) else mine <= theirs
             for mine, theirs in zip(payload, summary)
         )
+
+
+
+
+class _MayState:
+    """The screen: the same payload, joined over every path into one (path-insensitive, no
+    branch conditions). It over-approximates each path class of :class:`_AsyncProxyState`, so a
+    question it finds no hazard for has none there either; only functions it finds some hazard
+    in pay for the path-sensitive analysis (most correct kernels never do)."""
+
+    def __init__(self, classification: _Classification, graph: ControlFlowGraph) -> None:
+        self.classification = classification
+        self._changing = classification.changing
+        self._by_block = indices_by_block(graph, classification.changing)
+
+    def bottom(self) -> Payload | None:
+        return None
+
+    def entry(self) -> Payload | None:
+        return _NOTHING
+
+    def join(self, first: Payload | None, second: Payload | None) -> Payload | None:
+        if first is None or first == second:
+            return second
+        if second is None:
+            return first
+        return Payload(*(
+            _join_groups(mine, theirs) if isinstance(mine, tuple) else mine | theirs for mine, theirs in zip(first, second)
+        ))
+
+    def instructions_of(self, block: int) -> Sequence[int]:
+        return self._by_block[block]
+
+    def transfer(self, index: int, instruction: Instruction, state: Payload | None) -> Payload | None:
+        if state is None or index not in self._changing:
+            return state
+        after = self.classification.step(index, instruction, state)
+        return after if instruction.guard is None else self.join(after, state)
+
+
+def _join_groups(first: Groups, second: Groups) -> Groups:
+    """Committed groups joined from the most recent back: the k-th newest group of the join
+    holds what either side's k-th newest group holds."""
+    if len(first) < len(second):
+        first, second = second, first
+    offset = len(first) - len(second)
+    return first[:offset] + tuple(mine | theirs for mine, theirs in zip(first[offset:], second))
 
 
 # What an instruction is to the analysis.
@@ -420,7 +480,15 @@ def _async_sources(buffers: SharedBuffers, index: int, instruction: Instruction)
 class AsyncProxyFacts:
     """The `async_proxy` pass on one function, as answers to the PTX501–504 questions."""
 
-    def __init__(self, analysis: _AsyncProxyState | None, solution: Solution[PathState] | None) -> None:
+    def __init__(
+        self,
+        classification: _Classification | None = None,
+        analysis: _AsyncProxyState | None = None,
+        solution: Solution[PathState] | None = None,
+    ) -> None:
+        """No ``classification``: nothing asynchronous to follow. No ``analysis``: the screen
+        found no hazard, so every question's answer is none."""
+        self._classes = classification
         self._analysis = analysis
         self._solution = solution
         self._state_before = StatesBefore(solution, analysis) if analysis is not None and solution is not None else None
@@ -429,14 +497,14 @@ class AsyncProxyFacts:
         """The indices of the instructions of the given kinds (``"async read"``, ``"read"``,
         ``"write"``, ``"barrier use"``, …) whose buffer is known, in order."""
         if self._analysis is None:
-            return []
-        return sorted(index for index, kind in self._analysis.kinds.items() if kind in kinds)
+            return []  # nothing to follow, or nothing the screen found a hazard for
+        return sorted(index for index, kind in self._classes.kinds.items() if kind in kinds)
 
     def kind(self, index: int) -> str | None:
-        return self._analysis.kinds.get(index) if self._analysis is not None else None
+        return self._classes.kinds.get(index) if self._classes is not None else None
 
     def buffer(self, index: int) -> Buffer | None:
-        return self._analysis.buffer_of.get(index) if self._analysis is not None else None
+        return self._classes.buffer_of.get(index) if self._classes is not None else None
 
     def buffer_written(self, index: int) -> Buffer | None:
         """The buffer a generic write, copy or `mbarrier.init` at ``index`` writes."""
@@ -444,19 +512,19 @@ class AsyncProxyFacts:
 
     def barrier(self, index: int) -> Buffer | None:
         """The mbarrier instruction ``index`` signals: a copy's, or a `tcgen05.commit`'s."""
-        if self._analysis is None:
+        if self._classes is None:
             return None
-        if self._analysis.kinds.get(index) == _LOAD:
-            return self._analysis.barrier_of.get(index)
-        return self._analysis.buffer_of.get(index) if self._analysis.kinds.get(index) == _USE_BARRIER else None
+        if self._classes.kinds.get(index) == _LOAD:
+            return self._classes.barrier_of.get(index)
+        return self._classes.buffer_of.get(index) if self._classes.kinds.get(index) == _USE_BARRIER else None
 
     def unfenced_writes(self, index: int) -> list[WriteHazard]:
         """The generic writes to the buffer instruction ``index`` reads through the async proxy
         that the async proxy may not see there: not followed by a proxy fence in the writing
         thread before the hand-off, or at all."""
-        if self._analysis is None:
+        if self._classes is None:
             return []
-        read = [self.buffer(index), *self._analysis.also_reads.get(index, ())]
+        read = [self.buffer(index), *self._classes.also_reads.get(index, ())]
         return self._unfenced(index, read, (_WRITE, _HAND_OFF_WRITE))
 
     def unfenced_accesses(self, index: int) -> list[WriteHazard]:
@@ -471,12 +539,12 @@ class AsyncProxyFacts:
         """``fence_after_hand_off``: a fence the thread executes after the hand-off and before
         ``index`` orders the accesses handed to it (for a copy that overwrites what others read:
         the barrier orders their reads before the fence, which orders them before the copy)."""
-        analysis = self._analysis
-        if analysis is None:
+        classes = self._classes
+        if classes is None:
             return []
 
         def conflicts(access: int) -> bool:
-            return analysis.kinds[access] in kinds and any(analysis.buffer_of[access].same(buffer) for buffer in buffers)
+            return classes.kinds[access] in kinds and any(classes.buffer_of[access].same(buffer) for buffer in buffers)
 
         found: dict[int, bool] = {}
         for payload in self._payloads(index):
@@ -508,7 +576,7 @@ class AsyncProxyFacts:
         for payload in self._payloads(index):
             here: dict[int, bool] = {}
             for copy in pending(payload):
-                other = self._analysis.buffer_of[copy]
+                other = self._classes.buffer_of[copy]
                 if not other.identical(buffer):
                     continue
                 if copy in payload.unwaited:
@@ -533,7 +601,7 @@ class AsyncProxyFacts:
         found: set[int] = set()
         for payload in self._payloads(index):
             for init in payload.inits | (payload.inits_cta if across_ctas else frozenset()):
-                if self._analysis.buffer_of[init].same(buffer):
+                if self._classes.buffer_of[init].same(buffer):
                     found.add(init)
         return sorted(found)
 
@@ -554,14 +622,45 @@ class AsyncProxyFacts:
         path = witness_path(graph, carries, origin, graph.block_of(index))
         return branch_steps(graph, analysis.branches, path)
 
+    def has_hazard(self) -> bool:
+        """Whether any question has an answer: what the screen asks of itself."""
+        classes = self._classes
+        if classes is None:
+            return False
+        for index, kind in classes.kinds.items():
+            if kind in (_ASYNC_READ, _STORE) and self.unfenced_writes(index):
+                return True
+            if kind == _LOAD and self.unfenced_accesses(index):
+                return True
+            if kind in (_LOAD, _USE_BARRIER) and self.unfenced_inits(index, True):
+                return True
+            if kind in (_READ, _ASYNC_READ) and self.incomplete_copies(index):
+                return True
+            if kind in (_WRITE, _HAND_OFF_WRITE, _LOAD, _CP_ASYNC) and self.unfinished_store_sources(index):
+                return True
+        return False
+
+    def reachable(self, index: int) -> bool:
+        return self._state_before is not None and self._state_before(index) is not None
+
     def _payloads(self, index: int) -> list[Payload]:
         if self._state_before is None:
             return []
         state = self._state_before(index)
         if not state:
             return []
-        instruction = self._analysis.function.instructions[index]
+        if self._analysis is None:
+            return [state]  # the screen's one joined payload
+        instruction = self._classes.function.instructions[index]
         return [payload for payload, _ in self._analysis.assume_guard(index, instruction, state)]
+
+
+class _ScreenFacts(AsyncProxyFacts):
+    """The questions asked of the screen's solution (one payload per point, no witnesses)."""
+
+    def __init__(self, classification: _Classification, screen: _MayState, solution: Solution[Payload | None]) -> None:
+        super().__init__(classification)
+        self._state_before = StatesBefore(solution, screen)
 
 
 def _field(payload: Payload, name: str) -> frozenset:
@@ -570,31 +669,36 @@ def _field(payload: Payload, name: str) -> frozenset:
 
 
 def _run(context: ModuleContext, function: Function) -> AsyncProxyFacts:
-    buffers = context.result("shared_buffers", function)
     instructions = function.instructions
     in_kernel = function.kind == "entry"
     if not any(
         instruction.opcode.base in _ASYNC_BASES and _kind(instruction, in_kernel) in _ASYNC_KINDS for instruction in instructions
     ):
-        return AsyncProxyFacts(None, None)
-    analysis = _AsyncProxyState(context.result("warp_branches", function), function, buffers)
-    if not analysis.changing_instructions():
-        return AsyncProxyFacts(None, None)
-    return AsyncProxyFacts(analysis, solve_forward(analysis.branches.values.cfg, analysis))
+        return AsyncProxyFacts()
+    classification = _Classification(function, context.result("shared_buffers", function))
+    if not classification.changing:
+        return AsyncProxyFacts()
+    graph = context.result("cfg", function)
+    screen = _MayState(classification, graph)
+    screened = _ScreenFacts(classification, screen, solve_forward(graph, screen))
+    if not screened.has_hazard():
+        return screened  # its questions answer nothing; its states still print
+    analysis = _AsyncProxyState(context.result("warp_branches", function), classification)
+    return AsyncProxyFacts(classification, analysis, solve_forward(analysis.branches.values.cfg, analysis))
 
 
 def _describe(facts: AsyncProxyFacts, function: Function) -> Describe | None:
-    """Before each instruction, over every path class: unfenced generic writes, copies in
-    flight and unfenced inits, by line (``unfenced @12 handed-off @14 loads @20``)."""
-    analysis = facts._analysis
-    if analysis is None:
+    """Before each instruction, over every path class (over all paths at once where the screen
+    found no hazard): unfenced generic accesses, copies in flight and unfenced inits, by line
+    (``unfenced @12 handed-off @14 loads @20``)."""
+    if facts._classes is None:
         return None
     instructions = function.instructions
 
     def describe(index: int, instruction: Instruction) -> str:
-        payloads = facts._payloads(index) if facts._state_before(index) is not None else None
-        if payloads is None:
+        if not facts.reachable(index):
             return "unreachable"
+        payloads = facts._payloads(index)
         parts = []
         for name in ("unfenced", "handed_off", "fenced_late", "loads", "cp_groups", "cp_open", "stores", "stores_open", "inits", "inits_cta"):
             found = sorted({at for payload in payloads for at in _field(payload, name)})
@@ -611,7 +715,7 @@ PASSES = (
         "shared memory written without a proxy fence, asynchronous copies not waited for and unfenced `mbarrier.init`s, per path",
         _run,
         per_function=True,
-        requires=("warp_branches", "shared_buffers"),
+        requires=("cfg", "warp_branches", "shared_buffers"),
         printer=_describe,
     ),
 )
