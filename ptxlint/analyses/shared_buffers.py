@@ -37,7 +37,7 @@ class Buffer(NamedTuple):
 
     def __str__(self) -> str:
         text = f"{self.root}+{self.offset}" if self.offset else self.root
-        return text if self.exact else text + "+…"
+        return text if self.exact else text + "+..."
 
     def same(self, other: Buffer) -> bool:
         """Whether two accesses name one buffer: the same variable at the same constant offset,
