@@ -43,6 +43,7 @@ class Pass:
 # of the package, so that asking for one pass imports one module; tests/test_passes.py checks
 # that it names every declared pass and nothing else.
 _DECLARED_IN: dict[str, str] = {
+    "async_proxy": "ptxlint.analyses.async_proxy",
     "cfg": "ptxlint.analyses.control_flow",
     "call_graph": "ptxlint.analyses.control_flow",
     "registers": "ptxlint.analyses.registers",
@@ -53,6 +54,7 @@ _DECLARED_IN: dict[str, str] = {
     "roles": "ptxlint.analyses.roles",
     "tcgen05_scan": "ptxlint.analyses.tcgen05_scan",
     "tcgen05_pending": "ptxlint.analyses.tcgen05",
+    "shared_buffers": "ptxlint.analyses.shared_buffers",
     "target_gates": "ptxlint.analyses.target_gates",
     "barriers": "ptxlint.analyses.barriers",
 }

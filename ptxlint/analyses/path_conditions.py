@@ -98,6 +98,9 @@ class PathContext:
     # Path states are sets of (payload, context) rebuilt at every step, mostly from the same
     # contexts: the hash is computed once.
     _hash: int | None = field(default=None, compare=False, repr=False)
+    # relevant_to's answers by the live set asked about: the same context enters the same
+    # blocks at every iteration of the solver, and from every class that shares it.
+    _relevant: dict | None = field(default=None, compare=False, repr=False)
 
     def __hash__(self) -> int:
         known = self._hash
@@ -230,6 +233,17 @@ class PathContext:
         would stay in the context to the end of the kernel.)"""
         if not (self.outcomes or self.predicates or self.copies):
             return self
+        known = self._relevant
+        if known is None:
+            known = self._relevant = {}
+        else:
+            found = known.get(live)
+            if found is not None:
+                return found
+        found = known[live] = self._relevant_to(live)
+        return found
+
+    def _relevant_to(self, live: frozenset[str]) -> PathContext:
         mentioned = self.mentioned()
         if mentioned <= live:
             return self
