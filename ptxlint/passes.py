@@ -55,6 +55,7 @@ _DECLARED_IN: dict[str, str] = {
     "tcgen05_pending": "ptxlint.analyses.tcgen05",
     "target_gates": "ptxlint.analyses.target_gates",
     "barriers": "ptxlint.analyses.barriers",
+    "tx_bytes": "ptxlint.analyses.transaction_bytes",
     "wgmma_groups": "ptxlint.analyses.wgmma_groups",
 }
 
