@@ -302,13 +302,15 @@ class TransactionFacts:
         return " ".join(parts) or "-"
 
 
-def _delivers_remotely(module: Module) -> bool:
+def _delivers_remotely(context: ModuleContext) -> bool:
     """Whether some instruction of the module may signal another CTA's barrier."""
-    for function in module.functions:
+    for function in context.module.functions:
+        if not function.has_body:
+            continue
         names = None
         for index, instruction in enumerate(function.instructions):
             if _is_tx(instruction):
-                names = names or RegisterIndex(function.instructions)
+                names = names or context.result("registers", function)
                 access = classify(instruction, names, index)
                 if access is not None and access.remote:
                     return True
@@ -336,7 +338,7 @@ def _run(context: ModuleContext) -> ModuleTransactions:
         if function.has_body
         and any(instruction.opcode.base == "mbarrier" and "expect_tx" in instruction.opcode.modifiers for instruction in function.instructions)
     ]
-    if not announcing or _delivers_remotely(module):
+    if not announcing or _delivers_remotely(context):
         return ModuleTransactions({})
     return ModuleTransactions({function.name: _function_facts(context, function) for function in announcing})
 
