@@ -274,7 +274,8 @@ class WgmmaFacts:
     def conflicting_in_flight(self, index: int) -> list[InFlight]:
         """The `wgmma.mma_async` that may be in flight before instruction ``index`` and whose
         accumulator or A registers it reads or writes. A `wgmma.mma_async` of the same shape
-        using them as its own accumulator is the chaining the ISA allows: not a conflict."""
+        using them as its own accumulator is the chaining the ISA allows, and two MMAs reading
+        one A fragment only read it: neither is a conflict."""
         analysis = self._analysis
         if analysis is None:
             return []
@@ -298,11 +299,14 @@ class WgmmaFacts:
         for mma in sorted(uncommitted | committed):
             other = analysis.mmas[mma]
             registers = analysis.registers[mma]
-            if shape is not None and shape_of(other) == shape:
-                # Same shape: only a clash with the other's A fragment, or of d with A, counts.
-                clash = (mine & registers) | (chained & set(fragment_registers(other)))
-            elif shape is not None:
-                clash = (mine | chained) & registers
+            if shape is not None:
+                # Another MMA: its A fragment against their accumulators, its accumulators against
+                # their A fragment, and accumulators against accumulators only across shapes
+                # (chaining). Two MMAs reading one A fragment only read it.
+                theirs = set(accumulator_registers(other))
+                clash = (mine & theirs) | (chained & set(fragment_registers(other)))
+                if shape_of(other) != shape:
+                    clash |= chained & theirs
             else:
                 clash = mine & registers
             if clash:
