@@ -124,6 +124,7 @@ class _WgmmaState(PathSensitiveAnalysis):
             self.accumulator_slot[index] = slot_ids.setdefault(accumulators, len(slot_ids))
             if fragments:
                 self.fragment_slot[index] = slot_ids.setdefault(fragments, len(slot_ids))
+        self.slot_registers = {slot: registers for registers, slot in slot_ids.items()}
         self.slots_of: dict[str, frozenset[int]] = {}
         for registers, slot in slot_ids.items():
             for register in registers:
@@ -329,14 +330,16 @@ class WgmmaFacts:
         if analysis is None or index not in analysis.mmas:
             return None
         slots = {analysis.accumulator_slot[index], analysis.fragment_slot.get(index, -1)}
-        touched = False
+        touched_slots: set[int] = set()
         unfenced = False
         for payload, _ in self._classes(index):
-            touched = touched or not slots.isdisjoint(payload.touched)
+            touched_slots |= slots & payload.touched
             unfenced = unfenced or payload.unfenced
+        touched = bool(touched_slots)
         if not touched and not unfenced:
             return None
-        registers = analysis.registers[index]
+        # The registers of the slots touched (its A fragment, say, when only that was written).
+        registers = frozenset().union(*(analysis.slot_registers[slot] for slot in touched_slots))
         access = None
         if touched:  # a write explains the finding better than a read (`setp` of a zero)
             access = self._last_access(index, registers, writes_only=True)
@@ -392,6 +395,15 @@ class WgmmaFacts:
             if not stopped:
                 queue.extend(graph.predecessors(block))
         return None
+
+    def same_fence_region(self, first: int, second: int) -> bool:
+        """Whether instructions ``first`` < ``second`` are in one block with no `wgmma.fence`
+        (nor call) between them: what one missing fence leaves unfenced."""
+        analysis = self._analysis
+        graph = self._solution.cfg
+        if analysis is None or first >= second or graph.block_of(first) != graph.block_of(second):
+            return False
+        return not any(analysis.operations.get(position) in ("fence", "call") for position in range(first + 1, second))
 
     def in_flight_witness(self, mma: int, index: int) -> list[BranchStep]:
         """The branches of a feasible path on which ``mma`` is still in flight at ``index``."""

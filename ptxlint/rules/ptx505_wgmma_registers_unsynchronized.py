@@ -21,8 +21,9 @@ reads and writes those registers in the background: an early read sees a partial
 write is lost or corrupts the result. ptxas papers over some of these where it sees them, and
 says so in advisories (`-v` not needed): C7517 "warpgroup.wait is injected ... to allow use of
 registers defined by GMMA", C7519 "warpgroup.arrive is injected ... to allow use of registers in
-GMMA", C7514 "wgmma.mma_async instructions are serialized due to non wgmma instructions reading
-accumulator registers". That costs the overlap the asynchronous MMA exists for, it misses cases
+GMMA", C7514/C7515 "wgmma.mma_async instructions are serialized due to non wgmma instructions
+reading (defining) accumulator registers of a wgmma between start and end of the pipeline
+stage". That costs the overlap the asynchronous MMA exists for, it misses cases
 (a missing commit, an overwritten A fragment), and it is not what the ISA promises.
 
 ## Example
@@ -99,7 +100,7 @@ from ptxlint.rules.base import Rule
 from ptxlint.rules.tcgen05_messages import witness_labels
 
 if TYPE_CHECKING:
-    from ptxlint.analyses.wgmma_groups import InFlight, WgmmaFacts
+    from ptxlint.analyses.wgmma_groups import InFlight, UnfencedAccess, WgmmaFacts
 
 _MMA = "`wgmma.mma_async`"
 _WAIT_HELP = (
@@ -132,10 +133,14 @@ def _check_function(function: Function, facts: WgmmaFacts) -> Iterator[Diagnosti
         if missing:
             uncommitted_at_wait.update(missing)
             yield _uncommitted(function, facts, wait, missing)
-    for mma in facts.mmas():
-        unfenced = facts.unfenced_access(mma)
-        if unfenced is not None:
-            yield _unfenced(function, facts, mma, unfenced)
+    # One finding per missing fence: the MMAs after the first in one fence-free stretch are
+    # named as affected the same way.
+    unfenced_mmas = [(mma, unfenced) for mma in facts.mmas() if (unfenced := facts.unfenced_access(mma)) is not None]
+    while unfenced_mmas:
+        mma, unfenced = unfenced_mmas.pop(0)
+        same = [other for other, _ in unfenced_mmas if facts.same_fence_region(mma, other)]
+        unfenced_mmas = [(other, why) for other, why in unfenced_mmas if other not in same]
+        yield _unfenced(function, mma, unfenced, same)
     # One finding per MMA in flight: the first instruction (in program order) touching it.
     reported = set(uncommitted_at_wait)
     for index in sorted(set(facts.accessors()) | set(facts.mmas())):
@@ -166,20 +171,22 @@ def _in_flight(function: Function, facts: WgmmaFacts, index: int, hazards: list[
     )
 
 
-def _unfenced(function: Function, facts: WgmmaFacts, mma: int, unfenced) -> Diagnostic:
+def _unfenced(function: Function, mma: int, unfenced: UnfencedAccess, same: list[int]) -> Diagnostic:
     instruction = function.instructions[mma]
+    affected = [Label(function.instructions[other].span, f"{_MMA} not fenced either", also_affected=True) for other in same]
     if unfenced.access is not None:
         access = function.instructions[unfenced.access]
         return RULE.diagnostic(
             instruction.opcode_span,
             f"{_MMA} uses {_register_list(unfenced.registers)}, accessed by `{access.opcode.text}` on line {access.span.line} with no "
             "`wgmma.fence` in between",
-            labels=[Label(access.span, "register accessed here, not fenced from the MMA")],
+            labels=[Label(access.span, "register accessed here, not fenced from the MMA"), *affected],
             help=_FENCE_HELP,
         )
     return RULE.diagnostic(
         instruction.opcode_span,
         f"{_MMA} can run with no `wgmma.fence` since the kernel started: the ISA requires one before the first MMA",
+        labels=affected,
         help=_FENCE_HELP,
     )
 
