@@ -197,6 +197,9 @@ class _Windows:
     def bottom(self):
         return None
 
+    def refine(self, source: int, target: int, state):
+        return state
+
     def entry(self):
         return ()
 
@@ -352,13 +355,14 @@ def _function_facts(context: ModuleContext, function: Function) -> TransactionFa
             if access.kind == "opaque" and _quiet_callee(context.module, instruction):
                 continue
             accesses[index] = access
-    identities = {access.barrier for access in accesses.values() if access.kind in ("expect", "deliver")}
-    if None in identities:
-        return _NOTHING
+    barriers = [access.barrier for access in accesses.values() if access.kind in ("expect", "deliver")]
+    identities = {barrier for barrier in barriers if barrier is not None}
+    if len(identities) < len(set(barriers)):
+        return _NOTHING  # some barrier is not certain
     if any(identity[0] == "register" for identity in identities) and len({identity[:2] for identity in identities}) > 1:
         return _NOTHING  # a register-named barrier may be any of the others
     analysis = _Windows(accesses)
-    solution = solve_forward(context.result("cfg", function), analysis)
+    solution: Solution = solve_forward(context.result("cfg", function), analysis)
     states = StatesBefore(solution, analysis)
     for index, access in sorted(accesses.items()):
         if access.kind == "wait":

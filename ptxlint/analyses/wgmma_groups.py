@@ -38,48 +38,23 @@ from typing import Iterable, NamedTuple
 from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState
 from ptxlint.analyses.path_witness import BranchStep, branch_steps, witness_path
 from ptxlint.analyses.roles import BranchTable
-from ptxlint.callgraph import callee_name
+from ptxlint.analyses.wgmma_operands import (
+    accumulator_registers,
+    fragment_registers,
+    has_wgmma,
+    quiet_callee,
+    shape_of,
+    wait_count,
+    wgmma_operation,
+)
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, StatesBefore, solve_forward
-from ptxlint.ir import Function, Instruction, Module, Vector, registers_in
+from ptxlint.ir import Function, Instruction, Module
 from ptxlint.passes import Describe, Pass
 
 # Committed groups kept apart; older ones merge (a merged group retires later: more in flight,
 # never less). A loop that commits without ever waiting is the only way to get there.
 MAX_GROUPS = 8
-
-
-def wgmma_operation(instruction: Instruction) -> str | None:
-    """`mma_async`, `fence`, `commit_group` or `wait_group` for a `wgmma` instruction."""
-    if instruction.opcode.base != "wgmma" or not instruction.opcode.modifiers:
-        return None
-    return instruction.opcode.modifiers[0]
-
-
-def shape_of(instruction: Instruction) -> str | None:
-    """The `.mMnNkK` qualifier of a `wgmma.mma_async`."""
-    return next((modifier for modifier in instruction.opcode.modifiers if modifier.startswith("m64n")), None)
-
-
-def accumulator_registers(instruction: Instruction) -> tuple[str, ...]:
-    """The `d` registers of a `wgmma.mma_async`."""
-    return tuple(register.name for register in registers_in(instruction.operands[0])) if instruction.operands else ()
-
-
-def fragment_registers(instruction: Instruction) -> tuple[str, ...]:
-    """The A-fragment registers of a `wgmma.mma_async` that reads A from registers (none when A
-    is a shared-memory descriptor)."""
-    if len(instruction.operands) < 2 or type(instruction.operands[1]) is not Vector:
-        return ()
-    return tuple(register.name for register in registers_in(instruction.operands[1]))
-
-
-def has_wgmma(function: Function) -> bool:
-    """Cheap scan: whether ``function`` issues a `wgmma.mma_async`."""
-    return any(
-        instruction.opcode.base == "wgmma" and instruction.opcode.modifiers[:1] == ("mma_async",)
-        for instruction in function.instructions
-    )
 
 
 class Payload(NamedTuple):
@@ -110,7 +85,7 @@ class _WgmmaState(PathSensitiveAnalysis):
                 self.operations[index] = operation
                 if operation == "mma_async":
                     self.mmas[index] = instruction
-            elif instruction.opcode.base == "call" and not _quiet_callee(module, instruction):
+            elif instruction.opcode.base == "call" and not quiet_callee(module, instruction):
                 self.operations[index] = "call"
         # Slots: the distinct operand vectors (d, register A) of the MMAs, and which hold a register.
         slot_ids: dict[frozenset, int] = {}
@@ -200,30 +175,13 @@ class _WgmmaState(PathSensitiveAnalysis):
         )
 
 
-def wait_count(instruction: Instruction) -> int | None:
-    """N of `wgmma.wait_group N` (None when it is not an integer constant: ptxas rejects that)."""
-    value = getattr(instruction.operands[0], "value", None) if instruction.operands else None
-    return value if isinstance(value, int) and value >= 0 else None
-
-
-def _quiet_callee(module: Module, instruction: Instruction) -> bool:
-    """A callee whose body is in the module and neither issues `wgmma` nor calls anything."""
-    name = callee_name(instruction)
-    if name is None:
-        return False
-    callee = next((function for function in module.functions if function.name == name and function.has_body), None)
-    return callee is not None and not any(
-        other.opcode.base in ("wgmma", "call") for other in callee.instructions
-    )
-
-
 # ----------------------------------------------------------------------------- the result
 
 
 class InFlight(NamedTuple):
     """A `wgmma.mma_async` not yet waited for, as the rules see it."""
 
-    index: int  # the `wgmma.mma_async`
+    mma: int  # the `wgmma.mma_async`
     committed: bool  # committed on every path class it is in flight in
     registers: tuple[str, ...]  # its registers the instruction asked about accesses
 
@@ -239,34 +197,25 @@ class UnfencedAccess(NamedTuple):
 class WgmmaFacts:
     """The `wgmma_groups` pass on one function, as answers."""
 
-    def __init__(self, analysis: _WgmmaState | None, solution: Solution[PathState] | None) -> None:
+    def __init__(self, analysis: _WgmmaState, solution: Solution[PathState]) -> None:
         self._analysis = analysis
         self._solution = solution
-        self._state_before = StatesBefore(solution, analysis) if analysis is not None and solution is not None else None
-        self._edges: dict[tuple[int, int], frozenset[int]] = {}
-
-    @property
-    def analysed(self) -> bool:
-        return self._analysis is not None
+        self._state_before = StatesBefore(solution, analysis)
 
     def mmas(self) -> list[int]:
         """The `wgmma.mma_async` of the function, in order."""
-        return sorted(self._analysis.mmas) if self._analysis else []
+        return sorted(self._analysis.mmas)
 
     def waits(self) -> list[int]:
         """The `wgmma.wait_group` of the function, in order."""
-        if not self._analysis:
-            return []
         return sorted(index for index, operation in self._analysis.operations.items() if operation == "wait_group")
 
     def accessors(self) -> list[int]:
         """The instructions other than `wgmma.mma_async` that read or write an MMA's registers."""
-        return sorted(self._analysis.touches) if self._analysis else []
+        return sorted(self._analysis.touches)
 
     def _classes(self, index: int) -> PathState:
         analysis = self._analysis
-        if analysis is None:
-            return frozenset()
         state = self._state_before(index)
         if not state:
             return frozenset()
@@ -278,8 +227,6 @@ class WgmmaFacts:
         using them as its own accumulator is the chaining the ISA allows, and two MMAs reading
         one A fragment only read it: neither is a conflict."""
         analysis = self._analysis
-        if analysis is None:
-            return []
         instruction = analysis.function.instructions[index]
         if index in analysis.mmas:
             shape = shape_of(instruction)
@@ -327,7 +274,7 @@ class WgmmaFacts:
         accumulator or A registers accessed by another instruction since the last `wgmma.fence`,
         or without any fence since the kernel's start; None when neither."""
         analysis = self._analysis
-        if analysis is None or index not in analysis.mmas:
+        if index not in analysis.mmas:
             return None
         slots = {analysis.accumulator_slot[index], analysis.fragment_slot.get(index, -1)}
         touched_slots: set[int] = set()
@@ -401,7 +348,7 @@ class WgmmaFacts:
         (nor call) between them: what one missing fence leaves unfenced."""
         analysis = self._analysis
         graph = self._solution.cfg
-        if analysis is None or first >= second or graph.block_of(first) != graph.block_of(second):
+        if first >= second or graph.block_of(first) != graph.block_of(second):
             return False
         return not any(analysis.operations.get(position) in ("fence", "call") for position in range(first + 1, second))
 
@@ -421,7 +368,9 @@ class WgmmaFacts:
 
         def carries(source: int, target: int) -> bool:
             state = self._solution.block_exit.get(source)
-            return bool(state) and any(holds(payload) for payload, _ in analysis.refine(source, target, state))
+            if not state:
+                return False
+            return any(holds(payload) for payload, _ in analysis.refine(source, target, state))
 
         path = witness_path(graph, carries, origin, graph.block_of(index))
         return branch_steps(graph, analysis.branches, path)
@@ -430,8 +379,6 @@ class WgmmaFacts:
 
     def describe_before(self, index: int) -> str:
         analysis = self._analysis
-        if analysis is None:
-            return "-"
         if self._solution.cfg.block_of(index) not in self._solution.block_entry:
             return "unreachable"
         state = self._state_before(index) or frozenset()
@@ -455,18 +402,19 @@ def _natural(name: str) -> tuple:
     return (digits, int(name[len(digits) :]) if len(digits) < len(name) else -1)
 
 
-def _run(context: ModuleContext, function: Function) -> WgmmaFacts:
+def _run(context: ModuleContext, function: Function) -> WgmmaFacts | None:
+    """The facts of a function issuing `wgmma.mma_async`; None for any other (not analysed)."""
     if not has_wgmma(function):
-        return WgmmaFacts(None, None)
+        return None
     analysis = _WgmmaState(context.result("warp_branches", function), function, context.module)
     return WgmmaFacts(analysis, solve_forward(analysis.branches.values.cfg, analysis))
 
 
-def _describe(facts: WgmmaFacts, function: Function) -> Describe | None:
+def _describe(facts: WgmmaFacts | None, function: Function) -> Describe | None:
     """Before each instruction: the MMAs not committed and committed but not waited for, by the
     line that issued them, and whether MMA registers were touched since the last fence
     (``uncommitted @12 committed @9 touched``)."""
-    if not facts.analysed:
+    if facts is None:
         return None
     return lambda index, instruction: facts.describe_before(index)
 

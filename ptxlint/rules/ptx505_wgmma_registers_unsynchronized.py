@@ -122,7 +122,7 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
     for function in context.module.functions:
         if function.has_body:
             facts = context.result("wgmma_groups", function)
-            if facts.analysed:
+            if facts is not None:  # the function issues `wgmma.mma_async`
                 yield from _check_function(function, facts)
 
 
@@ -144,16 +144,16 @@ def _check_function(function: Function, facts: WgmmaFacts) -> Iterator[Diagnosti
     # One finding per MMA in flight: the first instruction (in program order) touching it.
     reported = set(uncommitted_at_wait)
     for index in sorted(set(facts.accessors()) | set(facts.mmas())):
-        hazards = [item for item in facts.conflicting_in_flight(index) if item.index not in reported]
+        hazards = [item for item in facts.conflicting_in_flight(index) if item.mma not in reported]
         if hazards:
-            reported.update(item.index for item in hazards)
+            reported.update(item.mma for item in hazards)
             yield _in_flight(function, facts, index, hazards)
 
 
 def _in_flight(function: Function, facts: WgmmaFacts, index: int, hazards: list[InFlight]) -> Diagnostic:
     instruction = function.instructions[index]
     first = hazards[0]
-    mma = function.instructions[first.index]
+    mma = function.instructions[first.mma]
     state = "committed but not waited for" if first.committed else "not even committed"
     written = {register.name for operand in instruction.destinations for register in registers_in(operand)}
     verb = "writes" if written.intersection(first.registers) else "reads"
@@ -161,11 +161,11 @@ def _in_flight(function: Function, facts: WgmmaFacts, index: int, hazards: list[
         instruction.opcode_span,
         f"`{instruction.opcode.text}` {verb} {_register_list(first.registers)} of the {_MMA} on line {mma.span.line} "
         f"while it is in flight ({state}): no `wgmma.wait_group` retires it first",
-        labels=[Label(function.instructions[item.index].span, f"{_MMA} still running here") for item in hazards],
+        labels=[Label(function.instructions[item.mma].span, f"{_MMA} still running here") for item in hazards],
         help=_WAIT_HELP if first.committed else _COMMIT_HELP,
         witness=[
             Label(mma.span, f"{_MMA} issued"),
-            *witness_labels(facts.in_flight_witness(first.index, index)),
+            *witness_labels(facts.in_flight_witness(first.mma, index)),
             Label(instruction.span, "its registers accessed before the wait"),
         ],
     )
