@@ -92,9 +92,13 @@ class _WgmmaState(PathSensitiveAnalysis):
         self.accumulator_slot: dict[int, int] = {}
         self.fragment_slot: dict[int, int] = {}
         self.registers: dict[int, frozenset[str]] = {}  # MMA → its d and A registers
+        self.accumulators: dict[int, frozenset[str]] = {}
+        self.fragments: dict[int, frozenset[str]] = {}
+        self.shapes: dict[int, str | None] = {}
         for index, instruction in self.mmas.items():
-            accumulators = frozenset(accumulator_registers(instruction))
-            fragments = frozenset(fragment_registers(instruction))
+            accumulators = self.accumulators[index] = frozenset(accumulator_registers(instruction))
+            fragments = self.fragments[index] = frozenset(fragment_registers(instruction))
+            self.shapes[index] = shape_of(instruction)
             self.registers[index] = accumulators | fragments
             self.accumulator_slot[index] = slot_ids.setdefault(accumulators, len(slot_ids))
             if fragments:
@@ -201,6 +205,8 @@ class WgmmaFacts:
         self._analysis = analysis
         self._solution = solution
         self._state_before = StatesBefore(solution, analysis)
+        self._in_flight: dict[Payload, tuple[frozenset, frozenset]] = {}
+        self._block_in_flight: dict[int, bool] = {}
 
     def mmas(self) -> list[int]:
         """The `wgmma.mma_async` of the function, in order."""
@@ -227,39 +233,58 @@ class WgmmaFacts:
         using them as its own accumulator is the chaining the ISA allows, and two MMAs reading
         one A fragment only read it: neither is a conflict."""
         analysis = self._analysis
-        instruction = analysis.function.instructions[index]
+        if index not in analysis.mmas and index not in analysis.touches:
+            return []
+        if not self._may_be_in_flight(analysis.branches.values.cfg.block_of(index)):
+            return []
+        shape = analysis.shapes.get(index)
         if index in analysis.mmas:
-            shape = shape_of(instruction)
-            mine = set(fragment_registers(instruction))
-            chained = set(accumulator_registers(instruction))
+            mine, chained = analysis.fragments[index], analysis.accumulators[index]
         else:
-            if index not in analysis.touches:
-                return []
-            shape, chained = None, set()
-            mine = set(analysis.names.reads(index)) | set(analysis.names.writes(index))
+            mine = frozenset((*analysis.names.reads(index), *analysis.names.writes(index)))
+            chained = frozenset()
         uncommitted: set[int] = set()
         committed: set[int] = set()
         for payload, _ in self._classes(index):
-            uncommitted |= payload.uncommitted
-            for group in payload.groups:
-                committed |= group
+            mine_uncommitted, mine_committed = self._in_flight_of(payload)
+            uncommitted |= mine_uncommitted
+            committed |= mine_committed
         found = []
         for mma in sorted(uncommitted | committed):
-            other = analysis.mmas[mma]
-            registers = analysis.registers[mma]
-            if shape is not None:
+            if index in analysis.mmas:
                 # Another MMA: its A fragment against their accumulators, its accumulators against
                 # their A fragment, and accumulators against accumulators only across shapes
                 # (chaining). Two MMAs reading one A fragment only read it.
-                theirs = set(accumulator_registers(other))
-                clash = (mine & theirs) | (chained & set(fragment_registers(other)))
-                if shape_of(other) != shape:
+                theirs = analysis.accumulators[mma]
+                clash = (mine & theirs) | (chained & analysis.fragments[mma])
+                if analysis.shapes[mma] != shape:
                     clash |= chained & theirs
             else:
-                clash = mine & registers
+                clash = mine & analysis.registers[mma]
             if clash:
                 found.append(InFlight(mma, mma not in uncommitted, tuple(sorted(clash, key=_natural))))
         return found
+
+    def _in_flight_of(self, payload: Payload) -> tuple[frozenset, frozenset]:
+        """A payload's uncommitted and committed MMAs, once per payload (the accessors of a
+        block see few distinct ones)."""
+        known = self._in_flight.get(payload)
+        if known is None:
+            known = self._in_flight[payload] = (payload.uncommitted, frozenset().union(*payload.groups))
+        return known
+
+    def _may_be_in_flight(self, block: int) -> bool:
+        """Cheap filter: a reachable block entered with an MMA in flight, or issuing one."""
+        known = self._block_in_flight.get(block)
+        if known is None:
+            entry = self._solution.block_entry.get(block)
+            analysis = self._analysis
+            known = entry is not None and (
+                any(payload.uncommitted or payload.groups for payload, _ in entry)
+                or any(index in analysis.mmas for index in analysis.branches.values.cfg.blocks[block].instruction_indices)
+            )
+            self._block_in_flight[block] = known
+        return known
 
     def uncommitted_before(self, index: int) -> list[int]:
         """The `wgmma.mma_async` some feasible path reaches instruction ``index`` with, issued and
