@@ -2,7 +2,7 @@
 `mbarrier.expect_tx` / `mbarrier.arrive.expect_tx` add to the barrier's tx-count, against what the
 copies that signal it (`...mbarrier::complete_tx::bytes`) and `mbarrier.complete_tx` take away.
 
-PTX ISA §9.7.13.15: a phase completes when its pending arrivals reach zero *and* its tx-count
+PTX ISA, mbarrier, "Phase Completion of the mbarrier object": a phase completes when its pending arrivals reach zero *and* its tx-count
 does. A thread that expects more bytes than it delivers leaves the phase open forever (the
 waiters hang); one that delivers more completes the phase early and carries bytes into the next.
 

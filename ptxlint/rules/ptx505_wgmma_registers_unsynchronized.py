@@ -11,7 +11,8 @@ warpgroup MMA of Hopper (sm_90a), along every feasible path:
   retires committed groups only, so it does not wait for that MMA.
 
 ## Why is this bad?
-The PTX ISA (§9.7.15.5.2, §9.7.15.7.1–3) makes each of these undefined behaviour: "accessing
+The PTX ISA (PTX 8.x §9.7.15.5.2 `wgmma.mma_async`, §9.7.15.7.1–3 `wgmma.fence`,
+`wgmma.commit_group`, `wgmma.wait_group`) makes each of these undefined behaviour: "accessing
 the accumulator register or the input register containing the fragments of matrix A of a
 `wgmma.mma_async` instruction without first performing a `wgmma.wait_group` instruction that
 waits on a wgmma-group including that `wgmma.mma_async` instruction", and a `wgmma.fence` must

@@ -9,8 +9,8 @@ once.
 
 ## Why is this bad?
 A phase of an mbarrier completes when its pending arrivals and its transaction count both reach
-zero (PTX ISA §9.7.13.15.2). `expect_tx` raises the count by the bytes announced, each copy
-lowers it by the bytes it writes. Announce more than you copy and the phase never completes:
+zero (PTX ISA, mbarrier, "Phase Completion of the mbarrier object": §9.7.13.15.6 in PTX 8.x).
+`expect_tx` raises the count by the bytes announced, each copy lowers it by the bytes it writes. Announce more than you copy and the phase never completes:
 every thread waiting on it hangs. Copy more than you announce and the phase completes before the
 last copy lands — the consumer reads a tile still being written — and the surplus is charged to
 the next phase. The usual cause is a tile size changed in one place only, or one copy of several
