@@ -94,6 +94,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Iterator
 
+from ptxlint.analyses.wgmma_operands import has_wgmma
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function, registers_in
@@ -121,9 +122,10 @@ _COMMIT_HELP = (
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
     for function in context.module.functions:
-        if function.has_body:
+        # The cheap scan first: a module without wgmma loads no solver.
+        if function.has_body and has_wgmma(function):
             facts = context.result("wgmma_groups", function)
-            if facts is not None:  # the function issues `wgmma.mma_async`
+            if facts is not None:
                 yield from _check_function(function, facts)
 
 
