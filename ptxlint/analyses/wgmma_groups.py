@@ -427,12 +427,18 @@ def _natural(name: str) -> tuple:
     return (digits, int(name[len(digits) :]) if len(digits) < len(name) else -1)
 
 
+def _solve(context: ModuleContext, function: Function, keep_every_fact: bool = False) -> tuple[_WgmmaState, Solution[PathState]]:
+    """The path analysis of ``function`` and its fixed point (``keep_every_fact``: see
+    :class:`~ptxlint.analyses.path_sensitive.PathSensitiveAnalysis`; tests compare the two)."""
+    analysis = _WgmmaState(context.result("warp_branches", function), function, context.module, keep_every_fact)
+    return analysis, solve_forward(analysis.branches.values.cfg, analysis)
+
+
 def _run(context: ModuleContext, function: Function) -> WgmmaFacts | None:
     """The facts of a function issuing `wgmma.mma_async`; None for any other (not analysed)."""
     if not has_wgmma(function):
         return None
-    analysis = _WgmmaState(context.result("warp_branches", function), function, context.module)
-    return WgmmaFacts(analysis, solve_forward(analysis.branches.values.cfg, analysis))
+    return WgmmaFacts(*_solve(context, function))
 
 
 def _describe(facts: WgmmaFacts | None, function: Function) -> Describe | None:
