@@ -1,6 +1,7 @@
 """## What it does
 Reports three breaches of the register discipline of `wgmma.mma_async`, the asynchronous
-warpgroup MMA of Hopper (sm_90a), along every feasible path:
+warpgroup MMA of Hopper (sm_90a), on any feasible path (branches on the same condition are
+correlated; loop back edges are followed), with the path as a witness:
 
 - an instruction that reads or writes the accumulator (`d`) registers, or the A-fragment
   registers, of a `wgmma.mma_async` still in flight: not retired by a `wgmma.wait_group N`
@@ -83,11 +84,13 @@ stage". That costs the overlap the asynchronous MMA exists for, it misses cases
 Accumulator accesses by a later `wgmma.mma_async` of the same shape need neither a wait nor a
 fence (the ISA orders chained MMAs), so the pipelined k-loop — `wgmma.fence`, MMAs,
 `wgmma.commit_group`, `wgmma.wait_group 1` — is correct, as is reading accumulators after a
-`wait_group 1` when the group still pending is a newer one. A `wgmma.mma_async` of another shape,
-or reusing another MMA's A fragment, is checked like any other access. Registers are compared by
-name: a copy made before the MMA and read while it runs is fine. A call to a function whose body
-is not in the module, or that issues `wgmma` itself, is assumed to fence and to wait for
-everything; a `.func` is assumed entered fenced with nothing in flight.
+`wait_group 1` when the group still pending is a newer one. Two MMAs reading one A fragment
+only read it (an RS GEMM split along N). A `wgmma.mma_async` of another shape is checked like any
+other access. Registers are compared by name: a copy made before the MMA and read while it runs
+is fine. One missing fence is reported once, at the first MMA it leaves unfenced (the others of
+the same stretch are named), and one missing wait once per MMA, at the first access. A call to a
+function whose body is not in the module, or that issues `wgmma` itself, is assumed to fence and
+to wait for everything; a `.func` is assumed entered fenced with nothing in flight.
 """
 
 from __future__ import annotations
