@@ -1,7 +1,7 @@
 """Dropping the facts no later test can meet (:meth:`PathContext.relevant_to`) must not change
-what the path-sensitive tcgen05 analysis finds: at every block entry and exit, the same payloads
-in the same path classes with the same warps as when every fact is kept, on every fixture and on
-the smaller files of the regression corpus."""
+what the path-sensitive analyses (tcgen05, wgmma) find: at every block entry and exit, the same
+payloads in the same path classes with the same warps as when every fact is kept, on every
+fixture and on the smaller files of the regression corpus."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ptxlint.analyses.tcgen05 import _solve
+from ptxlint.analyses import tcgen05, wgmma_groups
+from ptxlint.analyses.wgmma_operands import has_wgmma
 from ptxlint.context import ModuleContext
 from ptxlint.lower import lower
 from ptxlint.source import SourceFile
@@ -27,15 +28,24 @@ def disagreements(path: Path) -> list[str]:
     module = lower(SourceFile.from_bytes(str(path), path.read_bytes()))
     found = []
     for function in module.functions:
-        if not any(instruction.opcode.base == "tcgen05" for instruction in function.instructions):
+        if not function.has_body:
             continue
-        _, trimmed = _solve(ModuleContext(module), function)
-        _, complete = _solve(ModuleContext(module), function, keep_every_fact=True)
-        for name in ("block_entry", "block_exit"):
-            expected, actual = _classes(getattr(complete, name)), _classes(getattr(trimmed, name))
-            if actual != expected:
-                blocks = sorted(block for block in expected.keys() | actual.keys() if expected.get(block) != actual.get(block))
-                found.append(f"{path.name}: {function.name}: {name} differs at blocks {blocks[:5]}")
+        if any(instruction.opcode.base == "tcgen05" for instruction in function.instructions):
+            found += _compare(path, module, function, tcgen05._solve)
+        if has_wgmma(function):
+            found += _compare(path, module, function, wgmma_groups._solve)
+    return found
+
+
+def _compare(path: Path, module, function, solve) -> list[str]:
+    found = []
+    _, trimmed = solve(ModuleContext(module), function)
+    _, complete = solve(ModuleContext(module), function, keep_every_fact=True)
+    for name in ("block_entry", "block_exit"):
+        expected, actual = _classes(getattr(complete, name)), _classes(getattr(trimmed, name))
+        if actual != expected:
+            blocks = sorted(block for block in expected.keys() | actual.keys() if expected.get(block) != actual.get(block))
+            found.append(f"{path.name}: {function.name}: {solve.__module__} {name} differs at blocks {blocks[:5]}")
     return found
 
 
