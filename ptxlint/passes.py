@@ -44,6 +44,7 @@ class Pass:
 # that it names every declared pass and nothing else.
 _DECLARED_IN: dict[str, str] = {
     "async_proxy": "ptxlint.analyses.async_proxy",
+    "async_scan": "ptxlint.analyses.async_scan",
     "cfg": "ptxlint.analyses.control_flow",
     "call_graph": "ptxlint.analyses.control_flow",
     "registers": "ptxlint.analyses.registers",

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Callable, NamedTuple, Sequence
 
 from ptxlint.context import ModuleContext
-from ptxlint.ir import Address, Function, Immediate, Instruction, Operand, Register, Symbol, Vector
+from ptxlint.ir import Address, Function, Immediate, Instruction, Operand, Register, Symbol, VariableDeclaration, Vector
 from ptxlint.passes import Describe, Pass
 
 
@@ -78,7 +78,7 @@ class SharedBuffers:
         self._instructions = function.instructions
         self._block_of = block_of
         self._shared = shared_symbols | frozenset(
-            variable.name for variable in function.variables if variable.space == ".shared"
+            variable.name for variable in function.variables if _is_shared_variable(variable)
         )
         # Registers declared inside a nested `{ }` (inline asm's `.reg .b64 %tmp;`) are one
         # register per declaring scope, however many blocks reuse the name.
@@ -266,8 +266,13 @@ def _binary(base: str, first: _Value, second: _Value, names: list[str]) -> _Valu
     return None
 
 
+def _is_shared_variable(declaration: object) -> bool:
+    """A `.shared` variable (broken input can put other declarations among a scope's variables)."""
+    return type(declaration) is VariableDeclaration and declaration.space == ".shared"
+
+
 def _build(context: ModuleContext, function: Function) -> SharedBuffers:
-    shared = frozenset(variable.name for variable in context.module.variables if variable.space == ".shared")
+    shared = frozenset(variable.name for variable in context.module.variables if _is_shared_variable(variable))
     return SharedBuffers(function, shared, context.result("cfg", function).block_of)
 
 

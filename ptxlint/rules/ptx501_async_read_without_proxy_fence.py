@@ -104,8 +104,8 @@ _HELP = (
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
     for function in context.module.functions:
-        if not function.has_body:
-            continue
+        if not function.has_body or not context.result("async_scan").starts_async_work(function):
+            continue  # the cheap scan first: a module without asynchronous work loads no solver
         facts = context.result("async_proxy", function)
         reported: set[int] = set()
         for read in facts.instructions("async read", "store"):
@@ -154,7 +154,7 @@ RULE = Rule(
     summary="Shared memory written through the generic proxy is read by TMA, `wgmma` or `tcgen05` without `fence.proxy.async`",
     docs=__doc__ or "",
     check=check,
-    requires=("async_proxy",),
+    requires=("async_scan", "async_proxy"),
     tags=("correctness", "async-proxy", "memory-model"),
     precision="high",
 )

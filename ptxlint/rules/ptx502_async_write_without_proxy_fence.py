@@ -108,8 +108,8 @@ _HELP = (
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
     for function in context.module.functions:
-        if not function.has_body:
-            continue
+        if not function.has_body or not context.result("async_scan").starts_async_work(function):
+            continue  # the cheap scan first: a module without asynchronous work loads no solver
         facts = context.result("async_proxy", function)
         reported: set[int] = set()
         for copy in facts.instructions("load"):
@@ -158,7 +158,7 @@ RULE = Rule(
     summary="Shared memory accessed through the generic proxy is overwritten by a TMA or bulk copy without `fence.proxy.async`",
     docs=__doc__ or "",
     check=check,
-    requires=("async_proxy",),
+    requires=("async_scan", "async_proxy"),
     tags=("correctness", "async-proxy", "pipeline"),
     precision="high",
 )

@@ -100,8 +100,8 @@ _HELP = (
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
     for function in context.module.functions:
-        if not function.has_body:
-            continue
+        if not function.has_body or not context.result("async_scan").starts_async_work(function):
+            continue  # the cheap scan first: a module without asynchronous work loads no solver
         facts = context.result("async_proxy", function)
         reported: set[int] = set()
         for use in facts.instructions("load", "barrier use"):
@@ -138,7 +138,7 @@ RULE = Rule(
     summary="An mbarrier signalled by TMA or bulk copies with no `fence.mbarrier_init` after its `mbarrier.init`",
     docs=__doc__ or "",
     check=check,
-    requires=("async_proxy",),
+    requires=("async_scan", "async_proxy"),
     tags=("correctness", "async-proxy", "mbarrier"),
     precision="high",
 )

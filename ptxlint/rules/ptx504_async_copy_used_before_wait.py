@@ -103,8 +103,8 @@ _HELPS = {
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
     for function in context.module.functions:
-        if not function.has_body:
-            continue
+        if not function.has_body or not context.result("async_scan").starts_async_work(function):
+            continue  # the cheap scan first: a module without asynchronous work loads no solver
         facts = context.result("async_proxy", function)
         reported: set[int] = set()
         for index in facts.instructions("read", "async read"):
@@ -158,7 +158,7 @@ RULE = Rule(
     summary="Shared memory read before the TMA or `cp.async` copy filling it is waited for, or overwritten while a TMA store reads it",
     docs=__doc__ or "",
     check=check,
-    requires=("async_proxy",),
+    requires=("async_scan", "async_proxy"),
     tags=("correctness", "async-proxy", "pipeline"),
     precision="high",
 )
