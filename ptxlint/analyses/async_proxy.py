@@ -40,23 +40,23 @@ from ptxlint.passes import Describe, Pass
 # More committed groups than this are not told apart: the oldest two merge.
 _MAX_GROUPS = 8
 
-Groups = tuple  # of frozenset[int]: committed groups of copies, oldest first
+Groups = tuple[frozenset[int], ...]  # committed groups of copies, oldest first
 
 
 class Payload(NamedTuple):
     """What one path class tracks (instruction indices throughout)."""
 
-    unfenced: frozenset = frozenset()  # generic writes not followed by a proxy fence
-    handed_off: frozenset = frozenset()  # generic writes a hand-off published before any fence
-    fenced_late: frozenset = frozenset()  # handed-off writes fenced since, not handed off again
-    loads: frozenset = frozenset()  # copies into shared memory whose mbarrier was not waited on
+    unfenced: frozenset[int] = frozenset()  # generic writes not followed by a proxy fence
+    handed_off: frozenset[int] = frozenset()  # generic writes a hand-off published before any fence
+    fenced_late: frozenset[int] = frozenset()  # handed-off writes fenced since, not handed off again
+    loads: frozenset[int] = frozenset()  # copies into shared memory whose mbarrier was not waited on
     cp_groups: Groups = ()  # committed `cp.async` groups not retired
-    cp_open: frozenset = frozenset()  # `cp.async` not committed yet
+    cp_open: frozenset[int] = frozenset()  # `cp.async` not committed yet
     stores: Groups = ()  # committed bulk groups of copies reading shared memory
-    stores_open: frozenset = frozenset()  # such copies not committed yet
-    unwaited: frozenset = frozenset()  # copies above with no wait of their kind since issued
-    inits: frozenset = frozenset()  # `mbarrier.init` with no fence since
-    inits_cta: frozenset = frozenset()  # `mbarrier.init` fenced by a proxy fence only (enough in the CTA)
+    stores_open: frozenset[int] = frozenset()  # such copies not committed yet
+    unwaited: frozenset[int] = frozenset()  # copies above with no wait of their kind since issued
+    inits: frozenset[int] = frozenset()  # `mbarrier.init` with no fence since
+    inits_cta: frozenset[int] = frozenset()  # `mbarrier.init` fenced by a proxy fence only (enough in the CTA)
 
 
 _NOTHING = Payload()
@@ -139,7 +139,9 @@ class _Classification:
             buffer = buffers.get(index)
             if kind in (_ASYNC_READ, _USE_BARRIER):
                 continue
-            if kind == _READ:
+            if buffer is None:
+                pass  # a hand-off, fence, wait or commit: the kinds below all have a buffer
+            elif kind == _READ:
                 # A generic read matters only to a copy that may overwrite what it reads (PTX502).
                 if (buffer.root, buffer.offset) not in loaded:
                     continue
@@ -235,7 +237,7 @@ class _Classification:
         """A copy into a buffer supersedes the generic writes to it: what the async proxy reads
         there next is the copy's data."""
         buffer = self.buffer_of[index]
-        def kept(writes: frozenset) -> frozenset:
+        def kept(writes: frozenset[int]) -> frozenset[int]:
             return frozenset(write for write in writes if not self.buffer_of[write].same(buffer))
         if not (payload.unfenced or payload.handed_off or payload.fenced_late):
             return payload
@@ -254,7 +256,7 @@ class _Classification:
             return payload
         return payload._replace(loads=loads, unwaited=unwaited)
 
-class _AsyncProxyState(PathSensitiveAnalysis):
+class _AsyncProxyState(PathSensitiveAnalysis[Payload]):
     """Per path class: the payload above, as the classification steps it."""
 
     def __init__(self, branches: BranchTable, classification: _Classification, keep_every_fact: bool = False) -> None:
@@ -274,7 +276,7 @@ class _AsyncProxyState(PathSensitiveAnalysis):
     def collapse(self, payloads: Iterable[Payload]) -> Payload:
         payloads = list(payloads)
 
-        def union(field: str) -> frozenset:
+        def union(field: str) -> frozenset[int]:
             return frozenset().union(*(getattr(payload, field) for payload in payloads))
 
         return Payload(
@@ -287,7 +289,8 @@ class _AsyncProxyState(PathSensitiveAnalysis):
 
     def covers(self, summary: Payload, payload: Payload) -> bool:
         return all(
-            frozenset().union(*mine) <= frozenset().union(*theirs) if isinstance(mine, tuple) else mine <= theirs
+            # zip pairs each field with the same field: groups with groups, a set with a set.
+            frozenset().union(*mine) <= frozenset().union(*theirs) if isinstance(mine, tuple) else mine <= theirs  # type: ignore[arg-type,operator]
             for mine, theirs in zip(payload, summary)
         )
 
@@ -316,8 +319,9 @@ class _MayState:
             return second
         if second is None:
             return first
-        return Payload(*(
-            _join_groups(mine, theirs) if isinstance(mine, tuple) else mine | theirs for mine, theirs in zip(first, second)
+        # zip pairs each field with the same field: groups with groups, a set with a set.
+        return Payload(*(  # type: ignore[arg-type]
+            _join_groups(mine, theirs) if isinstance(mine, tuple) else mine | theirs for mine, theirs in zip(first, second)  # type: ignore[arg-type,operator]
         ))
 
     def instructions_of(self, block: int) -> Sequence[int]:
@@ -484,7 +488,7 @@ class AsyncProxyFacts:
         self,
         classification: _Classification | None = None,
         analysis: _AsyncProxyState | None = None,
-        solution: Solution[PathState] | None = None,
+        solution: Solution[PathState[Payload]] | None = None,
     ) -> None:
         """No ``classification``: nothing asynchronous to follow. No ``analysis``: the screen
         found no hazard, so every question's answer is none."""
@@ -496,9 +500,10 @@ class AsyncProxyFacts:
     def instructions(self, *kinds: str) -> list[int]:
         """The indices of the instructions of the given kinds (``"async read"``, ``"read"``,
         ``"write"``, ``"barrier use"``, …) whose buffer is known, in order."""
-        if self._analysis is None:
+        classes = self._classes
+        if self._analysis is None or classes is None:
             return []  # nothing to follow, or nothing the screen found a hazard for
-        return sorted(index for index, kind in self._classes.kinds.items() if kind in kinds)
+        return sorted(index for index, kind in classes.kinds.items() if kind in kinds)
 
     def kind(self, index: int) -> str | None:
         return self._classes.kinds.get(index) if self._classes is not None else None
@@ -522,16 +527,20 @@ class AsyncProxyFacts:
         """The generic writes to the buffer instruction ``index`` reads through the async proxy
         that the async proxy may not see there: not followed by a proxy fence in the writing
         thread before the hand-off, or at all."""
-        if self._classes is None:
+        buffer = self.buffer(index)
+        if self._classes is None or buffer is None:
             return []
-        read = [self.buffer(index), *self._classes.also_reads.get(index, ())]
+        read = [buffer, *self._classes.also_reads.get(index, ())]
         return self._unfenced(index, read, (_WRITE, _HAND_OFF_WRITE))
 
     def unfenced_accesses(self, index: int) -> list[WriteHazard]:
         """The generic reads and writes of the buffer the copy at ``index`` writes through the
         async proxy that no proxy fence orders before it: none in the accessing thread before
         the hand-off that releases the buffer, and none in the copying thread after it."""
-        return self._unfenced(index, [self.buffer(index)], (_READ, _WRITE, _HAND_OFF_WRITE), fence_after_hand_off=True)
+        buffer = self.buffer(index)
+        if buffer is None:
+            return []
+        return self._unfenced(index, [buffer], (_READ, _WRITE, _HAND_OFF_WRITE), fence_after_hand_off=True)
 
     def _unfenced(
         self, index: int, buffers: list[Buffer], kinds: tuple[str, ...], fence_after_hand_off: bool = False
@@ -570,13 +579,15 @@ class AsyncProxyFacts:
         there (never waited for, or, with a constant address, not retired by the waits since)."""
         return self._on_every_path(index, lambda payload: payload.stores_open.union(*payload.stores))
 
-    def _on_every_path(self, index: int, pending: Callable[[Payload], frozenset]) -> list[CopyHazard]:
-        buffer = self.buffer(index)
+    def _on_every_path(self, index: int, pending: Callable[[Payload], frozenset[int]]) -> list[CopyHazard]:
+        classes, buffer = self._classes, self.buffer(index)
+        if classes is None or buffer is None:
+            return []
         found: dict[int, bool] | None = None
         for payload in self._payloads(index):
             here: dict[int, bool] = {}
             for copy in pending(payload):
-                other = self._classes.buffer_of[copy]
+                other = classes.buffer_of[copy]
                 if not other.identical(buffer):
                     continue
                 if copy in payload.unwaited:
@@ -595,13 +606,13 @@ class AsyncProxyFacts:
         """The `mbarrier.init`s of the barrier instruction ``index`` signals through the async
         proxy that no fence made visible to it (``across_ctas``: no `fence.mbarrier_init`; a
         proxy fence is enough within the CTA)."""
-        buffer = self.barrier(index)
-        if buffer is None:
+        classes, buffer = self._classes, self.barrier(index)
+        if classes is None or buffer is None:
             return []
         found: set[int] = set()
         for payload in self._payloads(index):
             for init in payload.inits | (payload.inits_cta if across_ctas else frozenset()):
-                if self._classes.buffer_of[init].same(buffer):
+                if classes.buffer_of[init].same(buffer):
                     found.add(init)
         return sorted(found)
 
@@ -609,13 +620,17 @@ class AsyncProxyFacts:
         """The branches of a feasible path from ``origin`` to instruction ``index`` along which
         ``origin`` stays in one of the payload fields ``carried``."""
         analysis, solution = self._analysis, self._solution
+        if analysis is None or solution is None:
+            return []  # no path classes: nothing was found to explain
         graph = solution.cfg
         if graph.block_of(origin) == graph.block_of(index) and origin < index:
             return []
 
         def carries(source: int, target: int) -> bool:
             state = solution.block_exit.get(source)
-            return bool(state) and any(
+            if not state:
+                return False
+            return any(
                 origin in _field(payload, name) for payload, _ in analysis.refine(source, target, state) for name in carried
             )
 
@@ -644,15 +659,14 @@ class AsyncProxyFacts:
         return self._state_before is not None and self._state_before(index) is not None
 
     def _payloads(self, index: int) -> list[Payload]:
-        if self._state_before is None:
+        analysis = self._analysis
+        if self._state_before is None or analysis is None:
             return []
         state = self._state_before(index)
         if not state:
             return []
-        if self._analysis is None:
-            return [state]  # the screen's one joined payload
-        instruction = self._classes.function.instructions[index]
-        return [payload for payload, _ in self._analysis.assume_guard(index, instruction, state)]
+        instruction = analysis.function.instructions[index]
+        return [payload for payload, _ in analysis.assume_guard(index, instruction, state)]
 
 
 class _ScreenFacts(AsyncProxyFacts):
@@ -660,10 +674,17 @@ class _ScreenFacts(AsyncProxyFacts):
 
     def __init__(self, classification: _Classification, screen: _MayState, solution: Solution[Payload | None]) -> None:
         super().__init__(classification)
-        self._state_before = StatesBefore(solution, screen)
+        self._screen_before = StatesBefore(solution, screen)
+
+    def reachable(self, index: int) -> bool:
+        return self._screen_before(index) is not None
+
+    def _payloads(self, index: int) -> list[Payload]:
+        state = self._screen_before(index)
+        return [state] if state else []  # the one joined payload
 
 
-def _field(payload: Payload, name: str) -> frozenset:
+def _field(payload: Payload, name: str) -> frozenset[int]:
     value = getattr(payload, name)
     return frozenset().union(*value) if isinstance(value, tuple) else value
 

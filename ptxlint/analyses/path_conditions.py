@@ -100,7 +100,7 @@ class PathContext:
     _hash: int | None = field(default=None, compare=False, repr=False)
     # relevant_to's answers by the live set asked about: the same context enters the same
     # blocks at every iteration of the solver, and from every class that shares it.
-    _relevant: dict | None = field(default=None, compare=False, repr=False)
+    _relevant: dict[frozenset[str], PathContext] | None = field(default=None, compare=False, repr=False)
 
     def __hash__(self) -> int:
         known = self._hash

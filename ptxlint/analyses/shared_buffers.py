@@ -15,7 +15,8 @@ the buffer is unknown (None): the rules then assume *no* conflict (precision fir
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple, Sequence
+import enum
+from typing import Callable, Final, NamedTuple, Sequence
 
 from ptxlint.context import ModuleContext
 from ptxlint.ir import Address, Function, Immediate, Instruction, Operand, Register, Symbol, VariableDeclaration, Vector
@@ -64,7 +65,14 @@ _ADDRESS_BITS = 0x3FFFF
 _ALIGNMENT_BITS = 0x3FF
 _DESCRIPTOR_ALIGNMENT_BITS = 0x3F
 
-_UNSEEN = object()
+
+class _Unseen(enum.Enum):
+    """Not evaluated yet (an enum member, so that type checkers tell it from a value)."""
+
+    UNSEEN = "unseen"
+
+
+_UNSEEN: Final = _Unseen.UNSEEN
 
 # Moves and conversions that keep a value (an address stays an address).
 _KEEPING = frozenset({"mov", "cvt", "cvta"})
@@ -130,19 +138,18 @@ class SharedBuffers:
 
     def _operand(self, operand: Operand, at: int) -> _Value:
         """The value of ``operand`` as instruction ``at`` reads it."""
-        kind = type(operand)
-        if kind is Register:
+        if type(operand) is Register:
             return self._register(self._key(operand.name, self._instructions[at].scope), at)
-        if kind is Immediate:
+        if type(operand) is Immediate:
             return operand.value if type(operand.value) is int else None
-        if kind is Symbol:
+        if type(operand) is Symbol:
             return _Location(Buffer(operand.name, 0), False) if operand.name in self._shared else None
-        if kind is Address:
+        if type(operand) is Address:
             base = operand.base
             if base is None or type(base) not in (Register, Symbol, Immediate):
                 return None
             return _add(self._operand(base, at), operand.offset)
-        if kind is Vector and operand.elements:  # mov.b64 %rd, {lo, hi}: the low half carries the address
+        if type(operand) is Vector and operand.elements:  # mov.b64 %rd, {lo, hi}: the low half carries the address
             return self._operand(operand.elements[0], at)
         return None
 
@@ -209,7 +216,7 @@ class SharedBuffers:
 def _add(value: _Value, constant: int) -> _Value:
     if constant == 0 or value is None:
         return value
-    if type(value) is int:
+    if isinstance(value, int):
         return value + constant
     buffer = value.buffer
     return _Location(buffer._replace(offset=buffer.offset + constant * (16 if value.descriptor else 1)), value.descriptor)

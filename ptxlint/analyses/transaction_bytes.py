@@ -28,20 +28,29 @@ Precision first, so nothing is said about a barrier when:
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import enum
+from typing import Final, Literal, NamedTuple
 
 from ptxlint.analyses.registers import RegisterIndex
 from ptxlint.callgraph import callee_name
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, StatesBefore, solve_forward
-from ptxlint.ir import Address, Function, Immediate, Instruction, Module, Register, Symbol
+from ptxlint.ir import Address, Function, Immediate, Instruction, Module, Operand, Register, Symbol
 from ptxlint.passes import Describe, Pass
 
-UNKNOWN = "unknown"
+
+class _Unknown(enum.Enum):
+    """A window whose bytes are not all constants (an enum member, so that type checkers tell it
+    from a :class:`Window` by identity)."""
+
+    UNKNOWN = "unknown"
+
+
+UNKNOWN: Final = _Unknown.UNKNOWN
 
 _TYPE_BYTES = {f"{kind}{bits}": bits // 8 for kind in "busf" for bits in (8, 16, 32, 64)}
 
-Identity = tuple  # ("symbol", name, offset) or ("register", name, offset)
+Identity = tuple[str, str, int]  # ("symbol", name, offset) or ("register", name, offset)
 
 
 class Window(NamedTuple):
@@ -50,8 +59,8 @@ class Window(NamedTuple):
     expected: int
     delivered: int
     partial: bool  # some path merged here contributed nothing (another thread's, maybe)
-    expects: frozenset  # the `expect_tx` instructions counted
-    copies: frozenset  # the copies counted
+    expects: frozenset[int]  # the `expect_tx` instructions counted
+    copies: frozenset[int]  # the copies counted
 
 
 class Mismatch(NamedTuple):
@@ -126,7 +135,7 @@ def _after(instruction: Instruction, address: Address, names: RegisterIndex) -> 
     return _constant(operands[position + 1], names) if position + 1 < len(operands) else None
 
 
-def _constant(operand, names: RegisterIndex, depth: int = 0) -> int | None:
+def _constant(operand: Operand | None, names: RegisterIndex, depth: int = 0) -> int | None:
     """An integer operand's value where it is a constant: an immediate, or a register written
     once by a `mov` of one."""
     if type(operand) is Immediate:
@@ -184,6 +193,9 @@ def _register_identity(name: str, names: RegisterIndex, depth: int) -> Identity 
 
 # ----------------------------------------------------------------------------- the lattice
 
+_Entry = Window | Literal[_Unknown.UNKNOWN]
+_Open = tuple[tuple[Identity, _Entry], ...]  # the open windows, by barrier in order
+
 
 class _Windows:
     """Per barrier, its window (absent: nothing contributed since the last close) or UNKNOWN.
@@ -191,31 +203,31 @@ class _Windows:
 
     def __init__(self, accesses: dict[int, _Access]) -> None:
         self.accesses = accesses
-        self.mismatches: dict = {}  # (close, barrier) → Mismatch, filled by :meth:`close`
-        self.shared: set = set()  # barriers some thread delivers to without expecting
+        self.mismatches: dict[tuple[int, Identity], Mismatch] = {}  # (close, barrier) → Mismatch, filled by :meth:`close`
+        self.shared: set[Identity] = set()  # barriers some thread delivers to without expecting
 
-    def bottom(self):
+    def bottom(self) -> _Open | None:
         return None
 
-    def refine(self, source: int, target: int, state):
+    def refine(self, source: int, target: int, state: _Open | None) -> _Open | None:
         return state
 
-    def entry(self):
+    def entry(self) -> _Open | None:
         return ()
 
-    def join(self, first, second):
+    def join(self, first: _Open | None, second: _Open | None) -> _Open | None:
         if first is None:
             return second
         if second is None or first == second:
             return first
         left, right = dict(first), dict(second)
-        merged = {}
+        merged: dict[Identity, _Entry] = {}
         for barrier in left.keys() | right.keys():
             a, b = left.get(barrier), right.get(barrier)
             merged[barrier] = _join_window(a, b)
         return _freeze(merged)
 
-    def transfer(self, index: int, instruction: Instruction, state):
+    def transfer(self, index: int, instruction: Instruction, state: _Open | None) -> _Open | None:
         access = self.accesses.get(index)
         if access is None or state is None:
             return state
@@ -223,29 +235,34 @@ class _Windows:
         # A guarded instruction may not execute: both outcomes.
         return after if instruction.guard is None else self.join(state, after)
 
-    def _apply(self, index: int, access: _Access, state):
+    def _apply(self, index: int, access: _Access, state: _Open) -> _Open:
         windows = dict(state)
         kind = access.kind
         if kind == "opaque":
             return _freeze({barrier: UNKNOWN for barrier in windows})
         if kind == "wait":
             return ()
-        if kind == "reset":
-            windows.pop(access.barrier, None)
+        barrier = access.barrier
+        if barrier is None:
+            # Resetting a barrier that is not certain (one expected or delivered to never is:
+            # the function is then not analysed).
             return _freeze(windows)
-        window = windows.get(access.barrier)
+        if kind == "reset":
+            windows.pop(barrier, None)
+            return _freeze(windows)
+        window = windows.get(barrier)
         if window is UNKNOWN or access.bytes is None or (window is not None and window.partial):
-            windows[access.barrier] = UNKNOWN
+            windows[barrier] = UNKNOWN
             return _freeze(windows)
         window = window or Window(0, 0, False, frozenset(), frozenset())
         if kind == "expect":
             window = window._replace(expected=window.expected + access.bytes, expects=window.expects | {index})
         else:
             window = window._replace(delivered=window.delivered + access.bytes, copies=window.copies | {index})
-        windows[access.barrier] = window
+        windows[barrier] = window
         return _freeze(windows)
 
-    def close(self, index: int, windows: dict) -> None:
+    def close(self, index: int, windows: dict[Identity, _Entry]) -> None:
         """Record what the windows open before the closing instruction ``index`` say."""
         for barrier, window in windows.items():
             if window is UNKNOWN:
@@ -258,11 +275,11 @@ class _Windows:
                 )
 
 
-def _join_window(a, b):
+def _join_window(a: _Entry | None, b: _Entry | None) -> _Entry:
     if a is UNKNOWN or b is UNKNOWN:
         return UNKNOWN
     if a is None:
-        return b._replace(partial=True)
+        return b._replace(partial=True)  # type: ignore[union-attr]  # not None too: the barrier is open on one side
     if b is None:
         return a._replace(partial=True)
     if (a.expected, a.delivered) != (b.expected, b.delivered):
@@ -270,7 +287,7 @@ def _join_window(a, b):
     return Window(a.expected, a.delivered, a.partial or b.partial, a.expects | b.expects, a.copies | b.copies)
 
 
-def _freeze(windows: dict) -> tuple:
+def _freeze(windows: dict[Identity, _Entry]) -> _Open:
     return tuple(sorted(windows.items(), key=lambda item: item[0]))
 
 
@@ -281,7 +298,7 @@ class TransactionFacts:
     """The `tx_bytes` pass's answers on one function: the windows that close unbalanced, on barriers whose
     every contribution the function shows."""
 
-    def __init__(self, mismatches: list[Mismatch], analysis: _Windows | None, solution: Solution | None) -> None:
+    def __init__(self, mismatches: list[Mismatch], analysis: _Windows | None, solution: Solution[_Open | None] | None) -> None:
         self._mismatches = mismatches
         self._analysis = analysis
         self._solution = solution
@@ -362,14 +379,14 @@ def _function_facts(context: ModuleContext, function: Function) -> TransactionFa
     if any(identity[0] == "register" for identity in identities) and len({identity[:2] for identity in identities}) > 1:
         return _NOTHING  # a register-named barrier may be any of the others
     analysis = _Windows(accesses)
-    solution: Solution = solve_forward(context.result("cfg", function), analysis)
+    solution: Solution[_Open | None] = solve_forward(context.result("cfg", function), analysis)
     states = StatesBefore(solution, analysis)
     for index, access in sorted(accesses.items()):
         if access.kind == "wait":
             state = states(index)
             if state is not None:
                 analysis.close(index, dict(state))
-    found: dict = {}
+    found: dict[tuple[Identity, tuple[int, ...]], Mismatch] = {}
     for (_, barrier), mismatch in sorted(analysis.mismatches.items()):
         if barrier not in analysis.shared:
             found.setdefault((barrier, mismatch.expects), mismatch)

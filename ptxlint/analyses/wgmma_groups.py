@@ -33,7 +33,7 @@ analysed at all.
 from __future__ import annotations
 
 from collections import deque
-from typing import Iterable, NamedTuple
+from typing import Callable, Iterable, NamedTuple
 
 from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState
 from ptxlint.analyses.path_witness import BranchStep, branch_steps, witness_path
@@ -60,19 +60,19 @@ MAX_GROUPS = 8
 class Payload(NamedTuple):
     """What one path class tracks."""
 
-    uncommitted: frozenset  # `wgmma.mma_async` issued since the last commit
-    groups: tuple  # committed groups not known complete, oldest first (frozensets of indices)
-    touched: frozenset  # slots some other instruction accessed since the last `wgmma.fence`
+    uncommitted: frozenset[int]  # `wgmma.mma_async` issued since the last commit
+    groups: tuple[frozenset[int], ...]  # committed groups not known complete, oldest first (frozensets of indices)
+    touched: frozenset[int]  # slots some other instruction accessed since the last `wgmma.fence`
     unfenced: bool  # no `wgmma.fence` (and no `wgmma.mma_async`) yet on this path
 
-    def in_flight(self) -> frozenset:
+    def in_flight(self) -> frozenset[int]:
         return self.uncommitted.union(*self.groups) if self.groups else self.uncommitted
 
 
 _DONE = Payload(frozenset(), (), frozenset(), False)
 
 
-class _WgmmaState(PathSensitiveAnalysis):
+class _WgmmaState(PathSensitiveAnalysis[Payload]):
     def __init__(self, branches: BranchTable, function: Function, module: Module, keep_every_fact: bool = False) -> None:
         self.function = function
         instructions = function.instructions
@@ -88,7 +88,7 @@ class _WgmmaState(PathSensitiveAnalysis):
             elif instruction.opcode.base == "call" and not quiet_callee(module, instruction):
                 self.operations[index] = "call"
         # Slots: the distinct operand vectors (d, register A) of the MMAs, and which hold a register.
-        slot_ids: dict[frozenset, int] = {}
+        slot_ids: dict[frozenset[str], int] = {}
         self.accumulator_slot: dict[int, int] = {}
         self.fragment_slot: dict[int, int] = {}
         self.registers: dict[int, frozenset[str]] = {}  # MMA → its d and A registers
@@ -201,11 +201,11 @@ class UnfencedAccess(NamedTuple):
 class WgmmaFacts:
     """The `wgmma_groups` pass on one function, as answers."""
 
-    def __init__(self, analysis: _WgmmaState, solution: Solution[PathState]) -> None:
+    def __init__(self, analysis: _WgmmaState, solution: Solution[PathState[Payload]]) -> None:
         self._analysis = analysis
         self._solution = solution
         self._state_before = StatesBefore(solution, analysis)
-        self._in_flight: dict[Payload, tuple[frozenset, frozenset]] = {}
+        self._in_flight: dict[Payload, tuple[frozenset[int], frozenset[int]]] = {}
         self._block_in_flight: dict[int, bool] = {}
 
     def mmas(self) -> list[int]:
@@ -220,7 +220,7 @@ class WgmmaFacts:
         """The instructions other than `wgmma.mma_async` that read or write an MMA's registers."""
         return sorted(self._analysis.touches)
 
-    def _classes(self, index: int) -> PathState:
+    def _classes(self, index: int) -> PathState[Payload]:
         analysis = self._analysis
         state = self._state_before(index)
         if not state:
@@ -265,7 +265,7 @@ class WgmmaFacts:
                 found.append(InFlight(mma, mma not in uncommitted, tuple(sorted(clash, key=_natural))))
         return found
 
-    def _in_flight_of(self, payload: Payload) -> tuple[frozenset, frozenset]:
+    def _in_flight_of(self, payload: Payload) -> tuple[frozenset[int], frozenset[int]]:
         """A payload's uncommitted and committed MMAs, once per payload (the accessors of a
         block see few distinct ones)."""
         known = self._in_flight.get(payload)
@@ -385,7 +385,7 @@ class WgmmaFacts:
         """The branches of a feasible path on which ``mma`` is still uncommitted at ``index``."""
         return self._witness(mma, index, lambda payload: mma in payload.uncommitted)
 
-    def _witness(self, origin: int, index: int, holds) -> list[BranchStep]:
+    def _witness(self, origin: int, index: int, holds: Callable[[Payload], bool]) -> list[BranchStep]:
         graph = self._solution.cfg
         if graph.block_of(origin) == graph.block_of(index) and origin < index:
             return []
@@ -422,12 +422,12 @@ class WgmmaFacts:
         return " ".join(parts) or "-"
 
 
-def _natural(name: str) -> tuple:
+def _natural(name: str) -> tuple[str, int]:
     digits = name.rstrip("0123456789")
     return (digits, int(name[len(digits) :]) if len(digits) < len(name) else -1)
 
 
-def _solve(context: ModuleContext, function: Function, keep_every_fact: bool = False) -> tuple[_WgmmaState, Solution[PathState]]:
+def _solve(context: ModuleContext, function: Function, keep_every_fact: bool = False) -> tuple[_WgmmaState, Solution[PathState[Payload]]]:
     """The path analysis of ``function`` and its fixed point (``keep_every_fact``: see
     :class:`~ptxlint.analyses.path_sensitive.PathSensitiveAnalysis`; tests compare the two)."""
     analysis = _WgmmaState(context.result("warp_branches", function), function, context.module, keep_every_fact)
