@@ -33,7 +33,7 @@ analysed at all.
 from __future__ import annotations
 
 from collections import deque
-from typing import Callable, Iterable, NamedTuple
+from typing import Callable, Iterable, NamedTuple, Sequence
 
 from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState
 from ptxlint.analyses.path_witness import BranchStep, branch_steps, witness_path
@@ -48,7 +48,7 @@ from ptxlint.analyses.wgmma_operands import (
     wgmma_operation,
 )
 from ptxlint.context import ModuleContext
-from ptxlint.dataflow import Solution, StatesBefore, solve_forward
+from ptxlint.dataflow import Solution, StatesBefore, indices_by_block, solve_forward
 from ptxlint.ir import Function, Instruction, Module
 from ptxlint.passes import Describe, Pass
 
@@ -117,7 +117,18 @@ class _WgmmaState(PathSensitiveAnalysis[Payload]):
         self.touches = {index: frozenset(slots) for index, slots in touching.items()}
         self.names = names
         self.kernel = function.is_kernel
-        super().__init__(branches, keep_every_fact)
+        # The path machinery (liveness of conditions, visit lists) is set up only for a function
+        # the screen finds a hazard in: see prepared().
+        self.branches = branches
+        self._keep_every_fact = keep_every_fact
+        self._prepared = False
+
+    def prepared(self) -> _WgmmaState:
+        """This analysis, ready for the path-sensitive solver."""
+        if not self._prepared:
+            super().__init__(self.branches, self._keep_every_fact)
+            self._prepared = True
+        return self
 
     # -- PathSensitiveAnalysis
 
@@ -400,6 +411,14 @@ class WgmmaFacts:
         path = witness_path(graph, carries, origin, graph.block_of(index))
         return branch_steps(graph, analysis.branches, path)
 
+    def has_hazard(self) -> bool:
+        """Whether any question the rule asks has an answer (what the screen asks of itself)."""
+        return (
+            any(self.uncommitted_before(wait) for wait in self.waits())
+            or any(self.unfenced_access(mma) is not None for mma in self.mmas())
+            or any(self.conflicting_in_flight(index) for index in sorted(set(self.accessors()) | set(self.mmas())))
+        )
+
     # -- for the printer
 
     def describe_before(self, index: int) -> str:
@@ -422,6 +441,102 @@ class WgmmaFacts:
         return " ".join(parts) or "-"
 
 
+class _Screen:
+    """The same payload joined over all paths into one, on the plain solver (no branch
+    conditions, guards may or may not execute). It over-approximates every path class of
+    :class:`_WgmmaState`, so a function it finds no hazard in has none; only the others pay for
+    the path-sensitive analysis (correct mainloops, most of them, never do)."""
+
+    def __init__(self, analysis: _WgmmaState) -> None:
+        self.analysis = analysis
+        self._operations = analysis.operations
+        self._touches = analysis.touches
+        self._by_block = indices_by_block(analysis.branches.values.cfg, set(self._operations) | set(self._touches))
+
+    def bottom(self) -> Payload | None:
+        return None
+
+    def entry(self) -> Payload | None:
+        return self.analysis.initial_payload()
+
+    def join(self, first: Payload | None, second: Payload | None) -> Payload | None:
+        if first is None or first == second:
+            return second
+        if second is None:
+            return first
+        longer, shorter = (first.groups, second.groups) if len(first.groups) >= len(second.groups) else (second.groups, first.groups)
+        offset = len(longer) - len(shorter)
+        groups = longer[:offset] + tuple(mine | theirs for mine, theirs in zip(longer[offset:], shorter))
+        return Payload(first.uncommitted | second.uncommitted, groups, first.touched | second.touched, first.unfenced or second.unfenced)
+
+    def instructions_of(self, block: int) -> Sequence[int]:
+        return self._by_block[block]
+
+    def transfer(self, index: int, instruction: Instruction, state: Payload | None) -> Payload | None:
+        if state is None:
+            return state
+        if index in self._touches:
+            state = self.analysis.observe(index, instruction, state)
+        if index in self._operations:
+            after = self.analysis.step(index, instruction, state)
+            state = after if instruction.guard is None else self.join(after, state)
+        return state
+
+
+class _ScreenFacts(WgmmaFacts):
+    """The questions asked of the screen's solution: one joined payload per point, no
+    witnesses (a function with a hazard gets the path-sensitive facts instead)."""
+
+    def __init__(self, analysis: _WgmmaState, screen: _Screen, solution: Solution[Payload | None]) -> None:
+        self._analysis = analysis
+        self._solution = solution  # type: ignore[assignment]  # a screen's: one payload per block, not path classes
+        self._screen_states = StatesBefore(solution, screen)
+        self._in_flight = {}
+        self._block_in_flight = {}
+        self.clean = False  # set once has_hazard() found nothing: every question's answer is none
+
+    def uncommitted_before(self, index: int) -> list[int]:
+        return [] if self.clean else super().uncommitted_before(index)
+
+    def unfenced_access(self, index: int) -> UnfencedAccess | None:
+        return None if self.clean else super().unfenced_access(index)
+
+    def conflicting_in_flight(self, index: int) -> list[InFlight]:
+        return [] if self.clean else super().conflicting_in_flight(index)
+
+    def _classes(self, index: int) -> PathState[Payload]:
+        state = self._screen_states(index)
+        return frozenset({(state, None)}) if state is not None else frozenset()  # type: ignore[arg-type]  # no context
+
+    def _may_be_in_flight(self, block: int) -> bool:
+        known = self._block_in_flight.get(block)
+        if known is None:
+            entry = self._solution.block_entry.get(block)
+            analysis = self._analysis
+            known = self._block_in_flight[block] = entry is not None and (
+                bool(entry.uncommitted or entry.groups)  # type: ignore[attr-defined]  # a payload, see __init__
+                or any(index in analysis.mmas for index in analysis.branches.values.cfg.blocks[block].instruction_indices)
+            )
+        return known
+
+    def describe_before(self, index: int) -> str:
+        if self._solution.cfg.block_of(index) not in self._solution.block_entry:
+            return "unreachable"
+        lines = self._analysis.function.instructions
+        parts = []
+        for payload, _ in self._classes(index):
+            if payload.uncommitted:
+                parts.append("uncommitted " + " ".join(f"@{lines[mma].span.line}" for mma in sorted(payload.uncommitted)))
+            committed = sorted(mma for group in payload.groups for mma in group)
+            if committed:
+                parts.append("committed " + " ".join(f"@{lines[mma].span.line}" for mma in committed))
+            if payload.touched:
+                parts.append("touched")
+            if payload.unfenced:
+                parts.append("unfenced")
+        return " ".join(parts) or "-"
+
+
 def _natural(name: str) -> tuple[str, int]:
     digits = name.rstrip("0123456789")
     return (digits, int(name[len(digits) :]) if len(digits) < len(name) else -1)
@@ -430,7 +545,7 @@ def _natural(name: str) -> tuple[str, int]:
 def _solve(context: ModuleContext, function: Function, keep_every_fact: bool = False) -> tuple[_WgmmaState, Solution[PathState[Payload]]]:
     """The path analysis of ``function`` and its fixed point (``keep_every_fact``: see
     :class:`~ptxlint.analyses.path_sensitive.PathSensitiveAnalysis`; tests compare the two)."""
-    analysis = _WgmmaState(context.result("warp_branches", function), function, context.module, keep_every_fact)
+    analysis = _WgmmaState(context.result("warp_branches", function), function, context.module, keep_every_fact).prepared()
     return analysis, solve_forward(analysis.branches.values.cfg, analysis)
 
 
@@ -438,7 +553,13 @@ def _run(context: ModuleContext, function: Function) -> WgmmaFacts | None:
     """The facts of a function issuing `wgmma.mma_async`; None for any other (not analysed)."""
     if not has_wgmma(function):
         return None
-    return WgmmaFacts(*_solve(context, function))
+    analysis = _WgmmaState(context.result("warp_branches", function), function, context.module)
+    screen = _Screen(analysis)
+    screened = _ScreenFacts(analysis, screen, solve_forward(analysis.branches.values.cfg, screen))
+    if not screened.has_hazard():
+        screened.clean = True
+        return screened
+    return WgmmaFacts(analysis.prepared(), solve_forward(analysis.branches.values.cfg, analysis))
 
 
 def _describe(facts: WgmmaFacts | None, function: Function) -> Describe | None:
