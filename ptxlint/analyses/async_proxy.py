@@ -33,7 +33,7 @@ from ptxlint.cfg import ControlFlowGraph
 from ptxlint.dataflow import Solution, StatesBefore, indices_by_block, solve_forward
 from ptxlint.ir import Address, Function, Immediate, Instruction, Register
 from ptxlint.isa import proxies
-from ptxlint.isa.hand_offs import hand_off
+from ptxlint.isa.hand_offs import hand_off, is_cta_barrier
 from ptxlint.isa.proxies import Access
 from ptxlint.passes import Describe, Pass
 
@@ -112,6 +112,13 @@ class _Classification:
                 known = buffers.of_address(barrier, index) if barrier is not None else None
                 if known is not None:
                     self.barrier_of[index] = known
+        # The barriers every thread of the CTA meets (`bar.sync 0`, `barrier.sync` without a
+        # count, the cluster barrier's wait): an `mbarrier.init` one thread made before one is
+        # every thread's after it.
+        self.cta_barriers = frozenset(
+            index for index, kind in self.kinds.items()
+            if kind == _HAND_OFF and _meets_every_thread(function.instructions[index])
+        )
         self.changing = self._relevant_changes()
 
     def _relevant_changes(self) -> frozenset[int]:
@@ -169,7 +176,7 @@ class _Classification:
         needed = set()
         for index in kept:
             kind = kinds[index]
-            if kind == _HAND_OFF and not writes:
+            if kind == _HAND_OFF and not writes and not (inits and index in self.cta_barriers):
                 continue
             if kind == _FENCE and not (writes or inits):
                 continue
@@ -272,6 +279,22 @@ class _AsyncProxyState(PathSensitiveAnalysis[Payload]):
 
     def step(self, index: int, instruction: Instruction, payload: Payload) -> Payload:
         return self.classification.step(index, instruction, payload)
+
+    def transfer(self, index: int, instruction: Instruction, state: PathState[Payload]) -> PathState[Payload]:
+        """At a barrier every thread of the CTA meets, the `mbarrier.init`s some thread made
+        unfenced before it are every path's: a producer warp that never ran the init still
+        signals the barrier it initialised."""
+        if index not in self.classification.cta_barriers or len(state) < 2:
+            return super().transfer(index, instruction, state)
+        inits = frozenset().union(*(payload.inits for payload, _ in state))
+        inits_cta = frozenset().union(*(payload.inits_cta for payload, _ in state))
+        if not inits and not inits_cta:
+            return super().transfer(index, instruction, state)
+        shared = frozenset(
+            (payload._replace(inits=payload.inits | inits, inits_cta=payload.inits_cta | inits_cta), context)
+            for payload, context in state
+        )
+        return super().transfer(index, instruction, self.join(shared, frozenset()))
 
     def collapse(self, payloads: Iterable[Payload]) -> Payload:
         payloads = list(payloads)
@@ -397,6 +420,18 @@ def _kind(instruction: Instruction, in_kernel: bool) -> str | None:
     if hand_off(base, modifiers, in_kernel) is not None:
         return _HAND_OFF
     return None
+
+
+def _meets_every_thread(instruction: Instruction) -> bool:
+    """A barrier all the CTA's threads meet: `bar.sync`/`barrier.sync` with no thread count
+    (`bar.sync 0`, `__syncthreads()`), or the cluster barrier (its arrive: what an init must
+    come before)."""
+    base, modifiers = instruction.opcode.base, instruction.opcode.modifiers
+    if base == "barrier" and modifiers[:1] == ("cluster",):
+        return "arrive" in modifiers
+    if not is_cta_barrier(base, modifiers) or "arrive" in modifiers or "red" in modifiers:
+        return False
+    return len(instruction.operands) == 1  # the barrier id alone: every thread of the CTA
 
 
 def _hand_off(payload: Payload) -> Payload:

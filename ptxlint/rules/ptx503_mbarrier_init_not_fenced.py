@@ -70,7 +70,11 @@ WAIT:
 ```
 
 ## Exceptions
-Only barriers ptxlint can name are compared (a `.shared` variable and constant offset); where the
+The initialising thread and the copying thread may be different roles (a consumer thread
+initialises, the producer warp copies): an `mbarrier.init` left unfenced before a barrier every
+thread of the CTA meets (`bar.sync 0`, `__syncthreads()`, the cluster barrier) counts on every
+path after it. Hand-offs through an mbarrier or a named barrier of some warps only are not
+followed that way. Only barriers ptxlint can name are compared (a `.shared` variable and constant offset); where the
 barrier address is unknown nothing is reported. A call is assumed to fence. Remote arrives on a
 peer CTA's barrier (`mapa` addresses) are not followed, nor is `tcgen05.commit`: the ISA does not
 say that its arrive goes through the async proxy.
