@@ -47,6 +47,7 @@ _DECLARED_IN: dict[str, str] = {
     "async_scan": "ptxlint.analyses.async_scan",
     "cfg": "ptxlint.analyses.control_flow",
     "call_graph": "ptxlint.analyses.control_flow",
+    "lone_threads": "ptxlint.analyses.lone_threads",
     "registers": "ptxlint.analyses.registers",
     "uniformity": "ptxlint.analyses.uniformity.driver",
     "convergence": "ptxlint.analyses.convergence",

@@ -120,6 +120,9 @@ class _Classification:
             if kind == _HAND_OFF and _meets_every_thread(function.instructions[index])
         )
         self.changing = self._relevant_changes()
+        # The accesses at most one thread makes (`lone_threads`), set before the path-sensitive
+        # solve; the screen leaves it empty (more hazards, never fewer).
+        self.lone: frozenset[int] = frozenset()
 
     def _relevant_changes(self) -> frozenset[int]:
         """The instructions whose step can matter to some question. Reads only ask. A generic
@@ -200,17 +203,29 @@ class _Classification:
             return _async_source(self.buffers, index, instruction)
         return None
 
+    def _hand_off(self, payload: Payload) -> Payload:
+        """A hand-off publishes this thread's unfenced accesses to the threads it lets go on:
+        from then on the accessing thread's own fence no longer orders them for those threads.
+        An access only one thread of the CTA makes (``lone``) stays its own: the path that
+        reaches it again is that thread's, and its fence orders what it did."""
+        if not (payload.unfenced or payload.fenced_late):
+            return payload
+        published = payload.unfenced - self.lone if self.lone else payload.unfenced
+        return payload._replace(
+            unfenced=payload.unfenced - published, handed_off=payload.handed_off | published, fenced_late=frozenset()
+        )
+
     def step(self, index: int, instruction: Instruction, payload: Payload) -> Payload:
         kind = self.kinds[index]
         if kind == _CALL:
             return _NOTHING  # a callee may fence and wait for everything: assume it does
         if kind == _HAND_OFF_WRITE:  # an atomic on shared memory: publishes, then writes
-            payload = _hand_off(payload)
+            payload = self._hand_off(payload)
             return payload._replace(unfenced=payload.unfenced | {index})
         if kind == _WRITE or kind == _READ:
             return payload._replace(unfenced=payload.unfenced | {index})
         if kind == _HAND_OFF:
-            return _hand_off(payload)
+            return self._hand_off(payload)
         if kind == _FENCE:
             return payload._replace(
                 unfenced=frozenset(),
@@ -434,10 +449,6 @@ def _meets_every_thread(instruction: Instruction) -> bool:
     return len(instruction.operands) == 1  # the barrier id alone: every thread of the CTA
 
 
-def _hand_off(payload: Payload) -> Payload:
-    if not (payload.unfenced or payload.fenced_late):
-        return payload
-    return payload._replace(unfenced=frozenset(), handed_off=payload.handed_off | payload.unfenced, fenced_late=frozenset())
 
 
 def _committed(payload: Payload, bulk: bool) -> Payload:
@@ -739,6 +750,10 @@ def _run(context: ModuleContext, function: Function) -> AsyncProxyFacts:
     screened = _ScreenFacts(classification, screen, solve_forward(graph, screen))
     if not screened.has_hazard():
         return screened  # its questions answer nothing; its states still print
+    lone = context.result("lone_threads", function)
+    classification.lone = frozenset(
+        index for index, kind in classification.kinds.items() if kind in (_WRITE, _HAND_OFF_WRITE, _READ) and lone.alone(index)
+    )
     analysis = _AsyncProxyState(context.result("warp_branches", function), classification)
     return AsyncProxyFacts(classification, analysis, solve_forward(analysis.branches.values.cfg, analysis))
 
@@ -771,7 +786,7 @@ PASSES = (
         "shared memory written without a proxy fence, asynchronous copies not waited for and unfenced `mbarrier.init`s, per path",
         _run,
         per_function=True,
-        requires=("cfg", "warp_branches", "shared_buffers"),
+        requires=("cfg", "warp_branches", "shared_buffers", "lone_threads"),
         printer=_describe,
     ),
 )

@@ -77,8 +77,10 @@ the same constant offset (parts that depend on the thread or on a loop counter a
 the buffer, so different pipeline stages at constant offsets are different buffers, and stages
 picked by a counter are one). Where either address is unknown no conflict is assumed. A copy
 *into* the buffer (a TMA load) between the write and the read supersedes the write. A call is
-assumed to fence. A write by the issuing thread alone, handed over by a barrier and fenced after
-it, is still reported: ptxlint does not tell which threads wrote.
+assumed to fence. A write only one thread of the CTA makes (one warp, past a `%laneid`,
+`%tid.x & 31` or `elect.sync` test: a controller thread) stays that thread's own across the
+arrives and barriers it passes, so its own later fence orders it; where ptxlint cannot tell that
+one thread wrote, a fence after the hand-off does not count.
 """
 
 from __future__ import annotations

@@ -1,0 +1,155 @@
+"""Which instructions at most one thread of the CTA executes: those one warp reaches (the
+`roles` pass) and past a test that leaves one lane of it — a branch or guarded exit on
+`%laneid` or `%tid.x & 31` against a constant (`if (laneid() > 0) return;`), or on an
+`elect.sync` predicate (`if (elect_one_sync())`). What such a thread writes, only it wrote: the
+async-proxy rules let its own later fence order its own writes across the arrives and barriers
+it passes (a controller thread that records, arrives, then fences and copies).
+
+Only shapes that pin a lane by dominance are recognised (the block after the test, and the
+blocks it dominates); anything else is assumed to run in several threads, which only ever
+reports more.
+"""
+
+from __future__ import annotations
+
+from ptxlint.cfg import ControlFlowGraph
+from ptxlint.context import ModuleContext
+from ptxlint.ir import Function, Immediate, Instruction, Pair, Register, SpecialRegister
+from ptxlint.passes import Describe, Pass
+
+_WARP_LANES = 31
+
+
+class LoneThreads:
+    """The instructions of one function at most one thread of the CTA executes."""
+
+    def __init__(self, indices: frozenset[int]) -> None:
+        self._indices = indices
+
+    def alone(self, index: int) -> bool:
+        return index in self._indices
+
+
+def _run(context: ModuleContext, function: Function) -> LoneThreads:
+    instructions = function.instructions
+    tests = [index for index, instruction in enumerate(instructions) if _pins_lane_test(instruction)]
+    if not tests:
+        return LoneThreads(frozenset())
+    graph: ControlFlowGraph = context.result("cfg", function)
+    writers = _single_writers(instructions)
+    pinned: set[int] = set()  # blocks every path to which passed a lane test
+    for index in tests:
+        instruction = instructions[index]
+        guard = instruction.guard
+        if guard is None or type(guard.predicate) is not Register:
+            continue
+        holds_for_one = _one_lane_when(guard.predicate.name, writers, instructions)
+        if holds_for_one is None:
+            continue
+        block = graph.block_of(index)
+        if graph.blocks[block].end - 1 != index:
+            continue  # not the instruction that ends its block
+        fallthrough = block + 1
+        if instruction.opcode.base == "bra":
+            # Taken where the guard holds: the one lane goes there when the guard's truth is its.
+            goes_one = holds_for_one is (not guard.negated)
+            sides = [successor for successor in graph.successors(block) if (successor != fallthrough) is goes_one]
+        else:  # a guarded exit: the lanes for which the guard is false stay
+            sides = [fallthrough] if holds_for_one is guard.negated and fallthrough in graph.successors(block) else []
+        for side in sides:
+            if tuple(graph.predecessors(side)) == (block,):
+                pinned.update(other for other in graph.reverse_post_order if graph.dominates(side, other))
+    roles = context.result("roles", function)
+    alone: set[int] = set()
+    for index, instruction in enumerate(instructions):
+        if graph.block_of(index) not in pinned:
+            continue
+        warps = roles.warps_at(index, instruction)
+        if warps and warps & (warps - 1) == 0:
+            alone.add(index)
+    return LoneThreads(frozenset(alone))
+
+
+def _pins_lane_test(instruction: Instruction) -> bool:
+    base = instruction.opcode.base
+    return instruction.guard is not None and base in ("bra", "ret", "exit")
+
+
+def _single_writers(instructions: tuple[Instruction, ...]) -> dict[str, list[int]]:
+    writers: dict[str, list[int]] = {}
+    for index, instruction in enumerate(instructions):
+        for operand in instruction.operands[: instruction.destination_count]:
+            if type(operand) is Register:
+                writers.setdefault(operand.name, []).append(index)
+            elif type(operand) is Pair and type(operand.second) is Register:
+                writers.setdefault(operand.second.name, []).append(index)  # elect.sync %r|%p
+    return writers
+
+
+def _definition(name: str, writers: dict[str, list[int]], instructions: tuple[Instruction, ...]) -> Instruction | None:
+    found = writers.get(name, ())
+    return instructions[found[0]] if len(found) == 1 else None
+
+
+def _one_lane_when(predicate: str, writers: dict[str, list[int]], instructions: tuple[Instruction, ...]) -> bool | None:
+    """The value of ``predicate`` for which only one lane of a warp can have it: True for an
+    `elect.sync` result and for `lane == c`, False for `lane != c`; None when it pins nothing."""
+    definition = _definition(predicate, writers, instructions)
+    if definition is None:
+        return None
+    base, modifiers = definition.opcode.base, definition.opcode.modifiers
+    if base == "elect":
+        return True
+    if base != "setp" or not modifiers or modifiers[0] not in ("eq", "ne") or len(definition.sources) != 2:
+        return None
+    left, right = definition.sources
+    if type(right) is Register and type(left) is Immediate:
+        left, right = right, left
+    if type(left) is not Register or type(right) is not Immediate or not _is_lane(left.name, writers, instructions):
+        return None
+    return modifiers[0] == "eq"
+
+
+def _is_lane(name: str, writers: dict[str, list[int]], instructions: tuple[Instruction, ...]) -> bool:
+    """Whether register ``name`` holds the lane index: `%laneid`, or `%tid.x & 31` (the block's x
+    extent a multiple of 32 is what makes that the lane: nvcc's `threadIdx.x % 32`)."""
+    definition = _definition(name, writers, instructions)
+    if definition is None:
+        return False
+    base, sources = definition.opcode.base, definition.sources
+    if base == "mov" and len(sources) == 1:
+        source = sources[0]
+        if type(source) is SpecialRegister:
+            return source.name == "%laneid"
+        return type(source) is Register and _is_lane(source.name, writers, instructions)
+    if base == "and" and len(sources) == 2:
+        value, mask = sources
+        if type(value) is Immediate:
+            value, mask = mask, value
+        return type(mask) is Immediate and mask.value == _WARP_LANES and type(value) is Register and _is_tid_x(value.name, writers, instructions)
+    return False
+
+
+def _is_tid_x(name: str, writers: dict[str, list[int]], instructions: tuple[Instruction, ...]) -> bool:
+    definition = _definition(name, writers, instructions)
+    if definition is None or definition.opcode.base != "mov" or len(definition.sources) != 1:
+        return False
+    source = definition.sources[0]
+    return type(source) is SpecialRegister and source.name in ("%tid.x", "%laneid")
+
+
+def _describe(lone: LoneThreads, function: Function) -> Describe:
+    """``alone`` where at most one thread of the CTA executes the instruction."""
+    return lambda index, instruction: "alone" if lone.alone(index) else "-"
+
+
+PASSES = (
+    Pass(
+        "lone_threads",
+        "which instructions at most one thread of the CTA executes (one warp, one lane past a lane test)",
+        _run,
+        per_function=True,
+        requires=("cfg", "roles"),
+        printer=_describe,
+    ),
+)
