@@ -24,9 +24,11 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, NamedTuple, Sequence
 
+from ptxlint.analyses.lone_threads import LoneThreads
 from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState
 from ptxlint.analyses.path_witness import BranchStep, branch_steps, witness_path
-from ptxlint.analyses.roles import BranchTable
+from ptxlint.analyses.reaching_threads import ranges
+from ptxlint.analyses.roles import BranchTable, FunctionRoles
 from ptxlint.analyses.shared_buffers import Buffer, SharedBuffers
 from ptxlint.context import ModuleContext
 from ptxlint.cfg import ControlFlowGraph
@@ -542,6 +544,21 @@ class AsyncProxyFacts:
         self._analysis = analysis
         self._solution = solution
         self._state_before = StatesBefore(solution, analysis) if analysis is not None and solution is not None else None
+        self._roles: FunctionRoles | None = None  # which warps execute what, where there are findings
+        self._lone: LoneThreads | None = None
+
+    def who(self, index: int) -> str | None:
+        """Which threads execute instruction ``index``, for the rules' labels: "one thread of
+        warp 3", "warps 4-7"; None where every warp may, or nothing is known."""
+        roles, lone = self._roles, self._lone
+        if roles is None or lone is None or self._classes is None:
+            return None
+        warps = roles.warps_at(index, self._classes.function.instructions[index])
+        if not warps or warps == roles.everyone:
+            return None
+        if lone.alone(index):
+            return f"one thread of warp {ranges(warps)}"
+        return f"warp {ranges(warps)}" if warps & (warps - 1) == 0 else f"warps {ranges(warps)}"
 
     def instructions(self, *kinds: str) -> list[int]:
         """The indices of the instructions of the given kinds (``"async read"``, ``"read"``,
@@ -755,7 +772,9 @@ def _run(context: ModuleContext, function: Function) -> AsyncProxyFacts:
         index for index, kind in classification.kinds.items() if kind in (_WRITE, _HAND_OFF_WRITE, _READ) and lone.alone(index)
     )
     analysis = _AsyncProxyState(context.result("warp_branches", function), classification)
-    return AsyncProxyFacts(classification, analysis, solve_forward(analysis.branches.values.cfg, analysis))
+    facts = AsyncProxyFacts(classification, analysis, solve_forward(analysis.branches.values.cfg, analysis))
+    facts._roles, facts._lone = context.result("roles", function), lone
+    return facts
 
 
 def _describe(facts: AsyncProxyFacts, function: Function) -> Describe | None:
@@ -786,7 +805,7 @@ PASSES = (
         "shared memory written without a proxy fence, asynchronous copies not waited for and unfenced `mbarrier.init`s, per path",
         _run,
         per_function=True,
-        requires=("cfg", "warp_branches", "shared_buffers", "lone_threads"),
+        requires=("cfg", "warp_branches", "shared_buffers", "lone_threads", "roles"),
         printer=_describe,
     ),
 )

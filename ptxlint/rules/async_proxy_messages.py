@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from ptxlint.ir import Function
 
 if TYPE_CHECKING:
+    from ptxlint.analyses.async_proxy import AsyncProxyFacts
     from ptxlint.analyses.shared_buffers import Buffer
 
 
@@ -31,3 +32,10 @@ def opcode_name(function: Function, index: int) -> str:
 def buffer_name(buffer: Buffer) -> str:
     """`smem+4096`: the `.shared` variable and the constant offset into it."""
     return f"`{buffer.root}+{buffer.offset}`" if buffer.offset else f"`{buffer.root}`"
+
+
+def by(facts: AsyncProxyFacts, index: int) -> str:
+    """" by one thread of warp 3" / " by warps 4-7": who executes an instruction, where the
+    roles tell (nothing where every warp may)."""
+    who = facts.who(index)
+    return f" by {who}" if who else ""

@@ -89,7 +89,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
-from ptxlint.rules.async_proxy_messages import buffer_name, opcode_name
+from ptxlint.rules.async_proxy_messages import buffer_name, by, opcode_name
 from ptxlint.rules.base import Rule
 from ptxlint.rules.tcgen05_messages import witness_labels
 
@@ -139,7 +139,11 @@ def _report(facts: AsyncProxyFacts, function: Function, hazards: list[WriteHazar
         instructions[read].opcode_span,
         f"`{reader}` reads shared memory {buffer} through the async proxy, but the generic-proxy write "
         f"`{writer}` on line {write.span.line} may not be visible to it: {why}",
-        labels=(Label(write.span, "written through the generic proxy here"), *others),
+        labels=(
+            Label(write.span, f"written through the generic proxy here{by(facts, latest.write)}"),
+            Label(instructions[read].span, f"read through the async proxy{by(facts, read)}"),
+            *others,
+        ),
         help=_HELP,
         witness=[
             Label(write.span, f"`{writer}` writes {buffer}"),

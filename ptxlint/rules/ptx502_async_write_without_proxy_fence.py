@@ -91,7 +91,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
-from ptxlint.rules.async_proxy_messages import buffer_name, opcode_name
+from ptxlint.rules.async_proxy_messages import buffer_name, by, opcode_name
 from ptxlint.rules.base import Rule
 from ptxlint.rules.tcgen05_messages import witness_labels
 
@@ -141,7 +141,11 @@ def _report(facts: AsyncProxyFacts, function: Function, hazards: list[WriteHazar
         instructions[copy].opcode_span,
         f"`{copier}` overwrites shared memory {buffer} through the async proxy, but `{accessor}` on line "
         f"{access.span.line} {verb} it through the generic proxy and is not ordered before the copy: {why}",
-        labels=(Label(access.span, f"{verb} the buffer through the generic proxy"), *others),
+        labels=(
+            Label(access.span, f"{verb} the buffer through the generic proxy{by(facts, latest.write)}"),
+            Label(instructions[copy].span, f"overwritten through the async proxy{by(facts, copy)}"),
+            *others,
+        ),
         help=_HELP,
         witness=[
             Label(access.span, f"`{accessor}` {verb} {buffer}"),

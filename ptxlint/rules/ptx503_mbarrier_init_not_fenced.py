@@ -87,7 +87,7 @@ from typing import TYPE_CHECKING, Iterable
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.isa.proxies import reaches_other_ctas
-from ptxlint.rules.async_proxy_messages import buffer_name, opcode_name
+from ptxlint.rules.async_proxy_messages import buffer_name, by, opcode_name
 from ptxlint.rules.base import Rule
 from ptxlint.rules.tcgen05_messages import witness_labels
 
@@ -125,7 +125,10 @@ def _report(facts: AsyncProxyFacts, function: Function, init: int, use: int, acr
         instructions[use].opcode_span,
         f"`{user}` signals mbarrier {barrier} through the async proxy, but its `mbarrier.init` on line "
         f"{instructions[init].span.line} is not followed by {fence} on some path",
-        labels=(Label(instructions[init].span, "initialised here through the generic proxy"),),
+        labels=(
+            Label(instructions[init].span, f"initialised here through the generic proxy{by(facts, init)}"),
+            Label(instructions[use].span, f"signalled through the async proxy{by(facts, use)}"),
+        ),
         help=_HELP,
         witness=[
             Label(instructions[init].span, f"`mbarrier.init` of {barrier}"),

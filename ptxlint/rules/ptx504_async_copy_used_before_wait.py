@@ -76,7 +76,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
-from ptxlint.rules.async_proxy_messages import buffer_name, opcode_name
+from ptxlint.rules.async_proxy_messages import buffer_name, by, opcode_name
 from ptxlint.rules.base import Rule
 from ptxlint.rules.tcgen05_messages import witness_labels
 
@@ -141,7 +141,10 @@ def _report(facts: AsyncProxyFacts, function: Function, hazard: CopyHazard, inde
     return RULE.diagnostic(
         instructions[index].opcode_span,
         f"{what}: it is used {when}",
-        labels=(Label(instructions[hazard.copy].span, "the asynchronous copy starts here"),),
+        labels=(
+            Label(instructions[hazard.copy].span, f"the asynchronous copy starts here{by(facts, hazard.copy)}"),
+            Label(instructions[index].span, f"used here{by(facts, index)}"),
+        ),
         help=_HELPS["store" if copy_kind == "store" else "cp.async" if copy_kind == "cp.async" else "load"],
         witness=[
             Label(instructions[hazard.copy].span, f"`{copier}` starts on {buffer}"),
