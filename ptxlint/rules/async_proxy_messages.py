@@ -1,15 +1,16 @@
-"""The wording the async-proxy rules (PTX501–PTX504) share: how an instruction and a buffer are
-named, and the branch steps of a witness path (worded as the tensor-memory rules word them)."""
+"""What the async-proxy rules (PTX501–PTX504) share: the functions they question, and how an
+instruction, a buffer and the threads executing it are named."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from ptxlint.ir import Function
 
 if TYPE_CHECKING:
     from ptxlint.analyses.async_proxy import AsyncProxyFacts
     from ptxlint.analyses.shared_buffers import Buffer
+    from ptxlint.context import ModuleContext
 
 
 def opcode_name(function: Function, index: int) -> str:
@@ -39,3 +40,13 @@ def by(facts: AsyncProxyFacts, index: int) -> str:
     roles tell (nothing where every warp may)."""
     who = facts.who(index)
     return f" by {who}" if who else ""
+
+
+def analysed_functions(context: ModuleContext) -> Iterator[tuple[Function, AsyncProxyFacts]]:
+    """Each function with a body that starts asynchronous shared-memory work, with its
+    `async_proxy` facts: the cheap scan first, so that a module without such work loads no
+    solver."""
+    scan = context.result("async_scan")
+    for function in context.module.functions:
+        if function.has_body and scan.starts_async_work(function):
+            yield function, context.result("async_proxy", function)

@@ -89,7 +89,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
-from ptxlint.rules.async_proxy_messages import buffer_name, by, opcode_name
+from ptxlint.rules.async_proxy_messages import analysed_functions, buffer_name, by, opcode_name
 from ptxlint.rules.base import Rule
 from ptxlint.rules.tcgen05_messages import witness_labels
 
@@ -105,10 +105,7 @@ _HELP = (
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
-    for function in context.module.functions:
-        if not function.has_body or not context.result("async_scan").starts_async_work(function):
-            continue  # the cheap scan first: a module without asynchronous work loads no solver
-        facts = context.result("async_proxy", function)
+    for function, facts in analysed_functions(context):
         reported: set[int] = set()
         for read in facts.instructions("async read", "store"):
             # A write is told at the first async read it meets; the later ones repeat it.

@@ -91,7 +91,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
-from ptxlint.rules.async_proxy_messages import buffer_name, by, opcode_name
+from ptxlint.rules.async_proxy_messages import analysed_functions, buffer_name, by, opcode_name
 from ptxlint.rules.base import Rule
 from ptxlint.rules.tcgen05_messages import witness_labels
 
@@ -107,10 +107,7 @@ _HELP = (
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
-    for function in context.module.functions:
-        if not function.has_body or not context.result("async_scan").starts_async_work(function):
-            continue  # the cheap scan first: a module without asynchronous work loads no solver
-        facts = context.result("async_proxy", function)
+    for function, facts in analysed_functions(context):
         reported: set[int] = set()
         for copy in facts.instructions("load"):
             hazards = [hazard for hazard in facts.unfenced_accesses(copy) if hazard.write not in reported]
