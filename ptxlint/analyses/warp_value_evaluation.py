@@ -206,7 +206,27 @@ class WarpEvaluator:
             return VARYING
         test = comparison(relation, signed)
         step = (lambda value: test(value, constant, bits)) if thread_first else (lambda value: test(constant, value, bits))
-        return self._per_warp_of_threads(lambda thread: _apply_or_none(step, function.evaluate(thread)))
+        return self._per_warp_truth(lambda thread: _apply_or_none(step, function.evaluate(thread)))
+
+    def _per_warp_truth(self, function: Callable[[int], Entry]) -> Value:
+        """A comparison's truth per warp: True or False where every lane of the warp agrees,
+        None where its lanes differ (`%tid.x == 0` in warp 0: the branch on it keeps warp 0 on
+        both sides and sends the others one way); VARYING when some lane's value is unknown."""
+        entries: list[Entry] = []
+        for warp in self.warp_index:
+            first = function(warp * WARP_SIZE)
+            if first is None:
+                return VARYING
+            for thread in range(warp * WARP_SIZE + 1, min(warp * WARP_SIZE + WARP_SIZE, self.thread_count)):
+                value = function(thread)
+                if value is None:
+                    return VARYING
+                if value != first:
+                    first = None
+            entries.append(first)
+        if all(entry is None for entry in entries):
+            return VARYING
+        return normalise(tuple(entries))
 
     def _per_warp_of_threads(self, function: Callable[[int], Entry]) -> Value:
         """A per-warp value when every warp's lanes (those the block has) agree, else VARYING."""
