@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
+from ptxlint.diagnostics import Label
 from ptxlint.ir import Function
+from ptxlint.rules.tcgen05_messages import witness_labels
 
 if TYPE_CHECKING:
-    from ptxlint.analyses.async_proxy import AsyncProxyFacts
+    from ptxlint.analyses.async_proxy import AsyncProxyFacts, WriteHazard
     from ptxlint.analyses.shared_buffers import Buffer
     from ptxlint.context import ModuleContext
 
@@ -50,3 +52,34 @@ def analysed_functions(context: ModuleContext) -> Iterator[tuple[Function, Async
     for function in context.module.functions:
         if function.has_body and scan.starts_async_work(function):
             yield function, context.result("async_proxy", function)
+
+
+def unfenced_story(
+    facts: AsyncProxyFacts,
+    function: Function,
+    hazards: list[WriteHazard],
+    target: int,
+    access: tuple[str, str, str],
+    target_texts: tuple[str, str],
+) -> tuple[tuple[Label, ...], list[Label]]:
+    """The labels and the witness of a finding about generic accesses (``hazards``, the latest
+    last) not fenced before the async-proxy operation at ``target``. ``access``: the latest
+    access's label, its step in the witness, and the label of the other accesses; ``target_texts``:
+    the operation's label and its step. Labels name who executes each side where the roles tell.
+    The witness follows the branches when the thread itself left the access unfenced (a hand-off
+    has no single path to show)."""
+    instructions = function.instructions
+    latest = hazards[-1]
+    steps = [] if latest.handed_off else facts.witness(latest.write, target, "unfenced")
+    access_label, access_step, also = access
+    labels = (
+        Label(instructions[latest.write].span, access_label + by(facts, latest.write)),
+        Label(instructions[target].span, target_texts[0] + by(facts, target)),
+        *(Label(instructions[hazard.write].span, also) for hazard in hazards[:-1]),
+    )
+    witness = [
+        Label(instructions[latest.write].span, access_step),
+        *witness_labels(steps),
+        Label(instructions[target].span, target_texts[1]),
+    ]
+    return labels, witness

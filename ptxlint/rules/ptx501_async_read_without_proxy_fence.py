@@ -88,10 +88,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable
 
 from ptxlint.context import ModuleContext
-from ptxlint.diagnostics import Diagnostic, Label, Severity
-from ptxlint.rules.async_proxy_messages import analysed_functions, buffer_name, by, opcode_name
+from ptxlint.diagnostics import Diagnostic, Severity
+from ptxlint.rules.async_proxy_messages import analysed_functions, buffer_name, opcode_name, unfenced_story
 from ptxlint.rules.base import Rule
-from ptxlint.rules.tcgen05_messages import witness_labels
 
 if TYPE_CHECKING:
     from ptxlint.analyses.async_proxy import AsyncProxyFacts, WriteHazard
@@ -116,37 +115,26 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
 
 
 def _report(facts: AsyncProxyFacts, function: Function, hazards: list[WriteHazard], read: int) -> Diagnostic:
-    instructions = function.instructions
     latest = hazards[-1]
-    write = instructions[latest.write]
     writer = opcode_name(function, latest.write)
     reader = opcode_name(function, read)
     buffer = buffer_name(facts.buffer_written(latest.write))
     if latest.handed_off:
         why = "a barrier or arrive hands it over before the writing thread executes `fence.proxy.async`"
-        steps = []
     else:
         why = "no `fence.proxy.async` comes between the write and the read"
-        steps = facts.witness(latest.write, read, "unfenced")
-    others = [
-        Label(instructions[hazard.write].span, "also written here through the generic proxy, unfenced")
-        for hazard in hazards[:-1]
-    ]
+    labels, witness = unfenced_story(
+        facts, function, hazards, read,
+        ("written through the generic proxy here", f"`{writer}` writes {buffer}", "also written here through the generic proxy, unfenced"),
+        ("read through the async proxy", f"`{reader}` reads it through the async proxy"),
+    )
     return RULE.diagnostic(
-        instructions[read].opcode_span,
+        function.instructions[read].opcode_span,
         f"`{reader}` reads shared memory {buffer} through the async proxy, but the generic-proxy write "
-        f"`{writer}` on line {write.span.line} may not be visible to it: {why}",
-        labels=(
-            Label(write.span, f"written through the generic proxy here{by(facts, latest.write)}"),
-            Label(instructions[read].span, f"read through the async proxy{by(facts, read)}"),
-            *others,
-        ),
+        f"`{writer}` on line {function.instructions[latest.write].span.line} may not be visible to it: {why}",
+        labels=labels,
         help=_HELP,
-        witness=[
-            Label(write.span, f"`{writer}` writes {buffer}"),
-            *witness_labels(steps),
-            Label(instructions[read].span, f"`{reader}` reads it through the async proxy"),
-        ],
+        witness=witness,
     )
 
 

@@ -90,10 +90,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable
 
 from ptxlint.context import ModuleContext
-from ptxlint.diagnostics import Diagnostic, Label, Severity
-from ptxlint.rules.async_proxy_messages import analysed_functions, buffer_name, by, opcode_name
+from ptxlint.diagnostics import Diagnostic, Severity
+from ptxlint.rules.async_proxy_messages import analysed_functions, buffer_name, opcode_name, unfenced_story
 from ptxlint.rules.base import Rule
-from ptxlint.rules.tcgen05_messages import witness_labels
 
 if TYPE_CHECKING:
     from ptxlint.analyses.async_proxy import AsyncProxyFacts, WriteHazard
@@ -117,38 +116,27 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
 
 
 def _report(facts: AsyncProxyFacts, function: Function, hazards: list[WriteHazard], copy: int) -> Diagnostic:
-    instructions = function.instructions
     latest = hazards[-1]
-    access = instructions[latest.write]
     accessor = opcode_name(function, latest.write)
     copier = opcode_name(function, copy)
     buffer = buffer_name(facts.buffer(copy))
     verb = "reads" if facts.kind(latest.write) == "read" else "writes"
     if latest.handed_off:
         why = "the buffer is released (a barrier or arrive) with no `fence.proxy.async` before the release or between it and the copy"
-        steps = []
     else:
         why = "no `fence.proxy.async` comes between the access and the copy"
-        steps = facts.witness(latest.write, copy, "unfenced")
-    others = [
-        Label(instructions[hazard.write].span, "also accessed here through the generic proxy, unfenced")
-        for hazard in hazards[:-1]
-    ]
+    labels, witness = unfenced_story(
+        facts, function, hazards, copy,
+        (f"{verb} the buffer through the generic proxy", f"`{accessor}` {verb} {buffer}", "also accessed here through the generic proxy, unfenced"),
+        ("overwritten through the async proxy", f"`{copier}` overwrites it through the async proxy"),
+    )
     return RULE.diagnostic(
-        instructions[copy].opcode_span,
+        function.instructions[copy].opcode_span,
         f"`{copier}` overwrites shared memory {buffer} through the async proxy, but `{accessor}` on line "
-        f"{access.span.line} {verb} it through the generic proxy and is not ordered before the copy: {why}",
-        labels=(
-            Label(access.span, f"{verb} the buffer through the generic proxy{by(facts, latest.write)}"),
-            Label(instructions[copy].span, f"overwritten through the async proxy{by(facts, copy)}"),
-            *others,
-        ),
+        f"{function.instructions[latest.write].span.line} {verb} it through the generic proxy and is not ordered before the copy: {why}",
+        labels=labels,
         help=_HELP,
-        witness=[
-            Label(access.span, f"`{accessor}` {verb} {buffer}"),
-            *witness_labels(steps),
-            Label(instructions[copy].span, f"`{copier}` overwrites it through the async proxy"),
-        ],
+        witness=witness,
     )
 
 
