@@ -114,6 +114,12 @@ class _Classification:
                 known = buffers.of_address(barrier, index) if barrier is not None else None
                 if known is not None:
                     self.barrier_of[index] = known
+        # Bytes a generic store writes and a bulk copy reads, where the instruction fixes them.
+        self.extent: dict[int, int] = {}
+        for index, kind in self.kinds.items():
+            size = _extent(function.instructions[index], kind)
+            if size is not None:
+                self.extent[index] = size
         # The barriers every thread of the CTA meets (`bar.sync 0`, `barrier.sync` without a
         # count, the cluster barrier's wait): an `mbarrier.init` one thread made before one is
         # every thread's after it.
@@ -138,6 +144,10 @@ class _Classification:
         async_reads = [buffers[index] for index, kind in kinds.items() if kind in (_ASYNC_READ, _STORE)]
         async_reads.extend(buffer for more in self.also_reads.values() for buffer in more)
         read_by_async = {(buffer.root, buffer.offset) for buffer in async_reads}
+        sized_reads = [
+            (buffers[index], self.extent[index])
+            for index, kind in kinds.items() if kind in (_ASYNC_READ, _STORE) and index in self.extent
+        ]
         used_exactly = {buffers[index] for index, kind in kinds.items() if kind in (_READ, _ASYNC_READ)}
         used_exactly.update(buffer for more in self.also_reads.values() for buffer in more)
         stores = {buffers[index] for index, kind in kinds.items() if kind == _STORE}
@@ -159,7 +169,8 @@ class _Classification:
                     continue
             elif kind in (_WRITE, _HAND_OFF_WRITE):
                 key = (buffer.root, buffer.offset)
-                if key not in read_by_async and key not in loaded and buffer not in stores:
+                inside = any(buffer.overlaps(self.extent.get(index), read, size) for read, size in sized_reads)
+                if key not in read_by_async and key not in loaded and buffer not in stores and not inside:
                     if kind == _WRITE:
                         continue
                     kinds[index] = _HAND_OFF  # an atomic still hands over what was written before
@@ -439,6 +450,24 @@ def _kind(instruction: Instruction, in_kernel: bool) -> str | None:
     return None
 
 
+_TYPE_BYTES = {"8": 1, "16": 2, "32": 4, "64": 8, "128": 16}
+
+
+def _extent(instruction: Instruction, kind: str) -> int | None:
+    """The bytes a generic store writes (its type times its vector width) or a non-tensor bulk
+    copy from shared memory reads (its constant size operand); None where not fixed here."""
+    modifiers = instruction.opcode.modifiers
+    if kind == _WRITE and instruction.opcode.base == "st":
+        width = next((int(modifier[1:]) for modifier in modifiers if modifier in ("v2", "v4", "v8")), 1)
+        bits = next((modifier[1:] for modifier in reversed(modifiers) if modifier[:1] in "bsuf" and modifier[1:] in _TYPE_BYTES), None)
+        return width * _TYPE_BYTES[bits] if bits is not None else None
+    if kind in (_STORE, _ASYNC_READ) and instruction.opcode.base == "cp" and "tensor" not in modifiers:
+        operands = instruction.operands
+        size = operands[2] if len(operands) > 2 else None
+        return size.value if type(size) is Immediate and type(size.value) is int else None
+    return None
+
+
 def _meets_every_thread(instruction: Instruction) -> bool:
     """A barrier all the CTA's threads meet: `bar.sync`/`barrier.sync` with no thread count
     (`bar.sync 0`, `__syncthreads()`), or the cluster barrier (its arrive: what an init must
@@ -615,8 +644,16 @@ class AsyncProxyFacts:
         if classes is None:
             return []
 
+        reach = classes.extent.get(index)
+        read_from = classes.buffer_of.get(index)
+
         def conflicts(access: int) -> bool:
-            return classes.kinds[access] in kinds and any(classes.buffer_of[access].same(buffer) for buffer in buffers)
+            if classes.kinds[access] not in kinds:
+                return False
+            written = classes.buffer_of[access]
+            if any(written.same(buffer) for buffer in buffers):
+                return True
+            return read_from is not None and written.overlaps(classes.extent.get(access), read_from, reach)
 
         found: dict[int, bool] = {}
         for payload in self._payloads(index):

@@ -73,7 +73,8 @@ MMA may read stale shared memory. Nothing reports it: the kernel is usually righ
 
 ## Exceptions
 Only writes and reads whose buffer ptxlint can name are compared: the same `.shared` variable at
-the same constant offset (parts that depend on the thread or on a loop counter are offsets within
+the same constant offset, or, where both sizes are fixed (a typed store, a non-tensor bulk copy's
+size) and the addresses differ by a constant, overlapping bytes (parts that depend on the thread or on a loop counter are offsets within
 the buffer, so different pipeline stages at constant offsets are different buffers, and stages
 picked by a counter are one). Where either address is unknown no conflict is assumed. A copy
 *into* the buffer (a TMA load) between the write and the read supersedes the write. A call is
