@@ -22,17 +22,16 @@ solver stays in here. A function with no asynchronous shared-memory operation is
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, NamedTuple, Sequence
+from typing import Callable, Iterable, NamedTuple
 
 from ptxlint.analyses.lone_threads import LoneThreads
-from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState
+from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState, Screen, join_groups
 from ptxlint.analyses.path_witness import BranchStep, branch_steps, witness_path
 from ptxlint.analyses.reaching_threads import ranges
 from ptxlint.analyses.roles import BranchTable, FunctionRoles
 from ptxlint.analyses.shared_buffers import Buffer, SharedBuffers
 from ptxlint.context import ModuleContext
-from ptxlint.cfg import ControlFlowGraph
-from ptxlint.dataflow import Solution, StatesBefore, indices_by_block, solve_forward
+from ptxlint.dataflow import Solution, StatesBefore, solve_forward
 from ptxlint.ir import Address, Function, Immediate, Instruction, Register
 from ptxlint.isa import proxies
 from ptxlint.isa.hand_offs import hand_off, is_cta_barrier
@@ -348,50 +347,12 @@ class _AsyncProxyState(PathSensitiveAnalysis[Payload]):
 
 
 
-class _MayState:
-    """The screen: the same payload, joined over every path into one (path-insensitive, no
-    branch conditions). It over-approximates each path class of :class:`_AsyncProxyState`, so a
-    question it finds no hazard for has none there either; only functions it finds some hazard
-    in pay for the path-sensitive analysis (most correct kernels never do)."""
-
-    def __init__(self, classification: _Classification, graph: ControlFlowGraph) -> None:
-        self.classification = classification
-        self._changing = classification.changing
-        self._by_block = indices_by_block(graph, classification.changing)
-
-    def bottom(self) -> Payload | None:
-        return None
-
-    def entry(self) -> Payload | None:
-        return _NOTHING
-
-    def join(self, first: Payload | None, second: Payload | None) -> Payload | None:
-        if first is None or first == second:
-            return second
-        if second is None:
-            return first
-        # zip pairs each field with the same field: groups with groups, a set with a set.
-        return Payload(*(  # type: ignore[arg-type]
-            _join_groups(mine, theirs) if isinstance(mine, tuple) else mine | theirs for mine, theirs in zip(first, second)  # type: ignore[arg-type,operator]
-        ))
-
-    def instructions_of(self, block: int) -> Sequence[int]:
-        return self._by_block[block]
-
-    def transfer(self, index: int, instruction: Instruction, state: Payload | None) -> Payload | None:
-        if state is None or index not in self._changing:
-            return state
-        after = self.classification.step(index, instruction, state)
-        return after if instruction.guard is None else self.join(after, state)
-
-
-def _join_groups(first: Groups, second: Groups) -> Groups:
-    """Committed groups joined from the most recent back: the k-th newest group of the join
-    holds what either side's k-th newest group holds."""
-    if len(first) < len(second):
-        first, second = second, first
-    offset = len(first) - len(second)
-    return first[:offset] + tuple(mine | theirs for mine, theirs in zip(first[offset:], second))
+def _join_payloads(first: Payload, second: Payload) -> Payload:
+    """Field by field: groups joined from the newest back, sets united."""
+    # zip pairs each field with the same field: groups with groups, a set with a set.
+    return Payload(*(  # type: ignore[arg-type]
+        join_groups(mine, theirs) if isinstance(mine, tuple) else mine | theirs for mine, theirs in zip(first, second)  # type: ignore[arg-type,operator]
+    ))
 
 
 # What an instruction is to the analysis.
@@ -772,7 +733,7 @@ class AsyncProxyFacts:
 class _ScreenFacts(AsyncProxyFacts):
     """The questions asked of the screen's solution (one payload per point, no witnesses)."""
 
-    def __init__(self, classification: _Classification, screen: _MayState, solution: Solution[Payload | None]) -> None:
+    def __init__(self, classification: _Classification, screen: Screen[Payload], solution: Solution[Payload | None]) -> None:
         super().__init__(classification)
         self._screen_before = StatesBefore(solution, screen)
 
@@ -800,7 +761,7 @@ def _run(context: ModuleContext, function: Function) -> AsyncProxyFacts:
     if not classification.changing:
         return AsyncProxyFacts()
     graph = context.result("cfg", function)
-    screen = _MayState(classification, graph)
+    screen = Screen(graph, _NOTHING, classification.changing, frozenset(), classification.step, None, _join_payloads)
     screened = _ScreenFacts(classification, screen, solve_forward(graph, screen))
     if not screened.has_hazard():
         return screened  # its questions answer nothing; its states still print

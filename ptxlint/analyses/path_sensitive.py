@@ -13,12 +13,13 @@ that class from the edge: such a path is infeasible. How conditions are read and
 
 from __future__ import annotations
 
-from typing import Generic, Hashable, Iterable, Sequence, TypeVar
+from typing import Callable, Generic, Hashable, Iterable, Sequence, TypeVar
 
 from ptxlint.analyses.path_conditions import PathContext
 from ptxlint.analyses.registers import live_in
 from ptxlint.analyses.roles import Branch, BranchTable, all_warps
 from ptxlint.dataflow import indices_by_block
+from ptxlint.cfg import ControlFlowGraph
 from ptxlint.ir import Guard, Instruction, Register
 
 # More path classes than this at one point collapse into one (a safety valve, never expected).
@@ -236,3 +237,68 @@ class PathSensitiveAnalysis(Generic[Payload]):
 def _add(classes: dict[Payload, PathContext], payload: Payload, context: PathContext) -> None:
     known = classes.get(payload)
     classes[payload] = context if known is None else known.merge(context)
+
+
+class Screen(Generic[Payload]):
+    """A path-sensitive analysis's payload joined over every path into one, on the plain solver:
+    no branch conditions, a guarded instruction may or may not execute. It over-approximates
+    every path class, so a question it finds no answer to has none on any feasible path: the
+    async-proxy passes run it first and pay for path classes only where it finds something.
+
+    ``step``/``observe`` are the analysis's own (applied at ``changing``/``observing``
+    instructions, observation first, as :meth:`PathSensitiveAnalysis.transfer` does);
+    ``join_payloads`` must over-approximate both of its arguments."""
+
+    def __init__(
+        self,
+        graph: ControlFlowGraph,
+        entry: Payload,
+        changing: frozenset[int],
+        observing: frozenset[int],
+        step: Callable[[int, Instruction, Payload], Payload],
+        observe: Callable[[int, Instruction, Payload], Payload] | None,
+        join_payloads: Callable[[Payload, Payload], Payload],
+    ) -> None:
+        self._entry = entry
+        self._changing = changing
+        self._observing = observing
+        self._step = step
+        self._observe = observe
+        self._join_payloads = join_payloads
+        self._by_block = indices_by_block(graph, changing | observing)
+
+    def bottom(self) -> Payload | None:
+        return None
+
+    def entry(self) -> Payload | None:
+        return self._entry
+
+    def join(self, first: Payload | None, second: Payload | None) -> Payload | None:
+        if first is None or first == second:
+            return second
+        if second is None:
+            return first
+        return self._join_payloads(first, second)
+
+    def instructions_of(self, block: int) -> Sequence[int]:
+        return self._by_block[block]
+
+    def transfer(self, index: int, instruction: Instruction, state: Payload | None) -> Payload | None:
+        if state is None:
+            return state
+        if self._observe is not None and index in self._observing:
+            state = self._observe(index, instruction, state)
+        if index in self._changing:
+            after = self._step(index, instruction, state)
+            state = after if instruction.guard is None else self._join_payloads(after, state)
+        return state
+
+
+def join_groups(first: tuple[frozenset[int], ...], second: tuple[frozenset[int], ...]) -> tuple[frozenset[int], ...]:
+    """Committed groups of asynchronous operations (oldest first) joined from the most recent
+    back: the k-th newest group of the join holds what either side's k-th newest group holds
+    (`wait_group N` keeps the N newest pending on both sides)."""
+    if len(first) < len(second):
+        first, second = second, first
+    offset = len(first) - len(second)
+    return first[:offset] + tuple(mine | theirs for mine, theirs in zip(first[offset:], second))

@@ -33,9 +33,9 @@ analysed at all.
 from __future__ import annotations
 
 from collections import deque
-from typing import Callable, Iterable, NamedTuple, Sequence
+from typing import Callable, Iterable, NamedTuple
 
-from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState
+from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState, Screen, join_groups
 from ptxlint.analyses.path_witness import BranchStep, branch_steps, witness_path
 from ptxlint.analyses.roles import BranchTable
 from ptxlint.analyses.wgmma_operands import (
@@ -48,7 +48,7 @@ from ptxlint.analyses.wgmma_operands import (
     wgmma_operation,
 )
 from ptxlint.context import ModuleContext
-from ptxlint.dataflow import Solution, StatesBefore, indices_by_block, solve_forward
+from ptxlint.dataflow import Solution, StatesBefore, solve_forward
 from ptxlint.ir import Function, Instruction, Module
 from ptxlint.passes import Describe, Pass
 
@@ -441,53 +441,19 @@ class WgmmaFacts:
         return " ".join(parts) or "-"
 
 
-class _Screen:
-    """The same payload joined over all paths into one, on the plain solver (no branch
-    conditions, guards may or may not execute). It over-approximates every path class of
-    :class:`_WgmmaState`, so a function it finds no hazard in has none; only the others pay for
-    the path-sensitive analysis (correct mainloops, most of them, never do)."""
-
-    def __init__(self, analysis: _WgmmaState) -> None:
-        self.analysis = analysis
-        self._operations = analysis.operations
-        self._touches = analysis.touches
-        self._by_block = indices_by_block(analysis.branches.values.cfg, set(self._operations) | set(self._touches))
-
-    def bottom(self) -> Payload | None:
-        return None
-
-    def entry(self) -> Payload | None:
-        return self.analysis.initial_payload()
-
-    def join(self, first: Payload | None, second: Payload | None) -> Payload | None:
-        if first is None or first == second:
-            return second
-        if second is None:
-            return first
-        longer, shorter = (first.groups, second.groups) if len(first.groups) >= len(second.groups) else (second.groups, first.groups)
-        offset = len(longer) - len(shorter)
-        groups = longer[:offset] + tuple(mine | theirs for mine, theirs in zip(longer[offset:], shorter))
-        return Payload(first.uncommitted | second.uncommitted, groups, first.touched | second.touched, first.unfenced or second.unfenced)
-
-    def instructions_of(self, block: int) -> Sequence[int]:
-        return self._by_block[block]
-
-    def transfer(self, index: int, instruction: Instruction, state: Payload | None) -> Payload | None:
-        if state is None:
-            return state
-        if index in self._touches:
-            state = self.analysis.observe(index, instruction, state)
-        if index in self._operations:
-            after = self.analysis.step(index, instruction, state)
-            state = after if instruction.guard is None else self.join(after, state)
-        return state
+def _join_payloads(first: Payload, second: Payload) -> Payload:
+    """Sets united, groups joined from the newest back, unfenced on either side."""
+    return Payload(
+        first.uncommitted | second.uncommitted, join_groups(first.groups, second.groups),
+        first.touched | second.touched, first.unfenced or second.unfenced,
+    )
 
 
 class _ScreenFacts(WgmmaFacts):
     """The questions asked of the screen's solution: one joined payload per point, no
     witnesses (a function with a hazard gets the path-sensitive facts instead)."""
 
-    def __init__(self, analysis: _WgmmaState, screen: _Screen, solution: Solution[Payload | None]) -> None:
+    def __init__(self, analysis: _WgmmaState, screen: Screen[Payload], solution: Solution[Payload | None]) -> None:
         self._analysis = analysis
         self._solution = solution  # type: ignore[assignment]  # a screen's: one payload per block, not path classes
         self._screen_states = StatesBefore(solution, screen)
@@ -554,7 +520,10 @@ def _run(context: ModuleContext, function: Function) -> WgmmaFacts | None:
     if not has_wgmma(function):
         return None
     analysis = _WgmmaState(context.result("warp_branches", function), function, context.module)
-    screen = _Screen(analysis)
+    screen = Screen(
+        analysis.branches.values.cfg, analysis.initial_payload(), frozenset(analysis.operations),
+        frozenset(analysis.touches), analysis.step, analysis.observe, _join_payloads,
+    )
     screened = _ScreenFacts(analysis, screen, solve_forward(analysis.branches.values.cfg, screen))
     if not screened.has_hazard():
         screened.clean = True
