@@ -12,9 +12,11 @@ reports more.
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import ModuleContext
-from ptxlint.ir import Function, Immediate, Instruction, Pair, Register, SpecialRegister
+from ptxlint.ir import Function, Immediate, Instruction, Register, SpecialRegister
 from ptxlint.passes import Describe, Pass
 
 _WARP_LANES = 31
@@ -36,7 +38,7 @@ def _run(context: ModuleContext, function: Function) -> LoneThreads:
     if not tests:
         return LoneThreads(frozenset())
     graph: ControlFlowGraph = context.result("cfg", function)
-    writers = _single_writers(instructions)
+    writers = context.result("registers", function).writers
     pinned: set[int] = set()  # blocks every path to which passed a lane test
     for index in tests:
         instruction = instructions[index]
@@ -75,23 +77,12 @@ def _pins_lane_test(instruction: Instruction) -> bool:
     return instruction.guard is not None and base in ("bra", "ret", "exit")
 
 
-def _single_writers(instructions: tuple[Instruction, ...]) -> dict[str, list[int]]:
-    writers: dict[str, list[int]] = {}
-    for index, instruction in enumerate(instructions):
-        for operand in instruction.operands[: instruction.destination_count]:
-            if type(operand) is Register:
-                writers.setdefault(operand.name, []).append(index)
-            elif type(operand) is Pair and type(operand.second) is Register:
-                writers.setdefault(operand.second.name, []).append(index)  # elect.sync %r|%p
-    return writers
-
-
-def _definition(name: str, writers: dict[str, list[int]], instructions: tuple[Instruction, ...]) -> Instruction | None:
+def _definition(name: str, writers: Mapping[str, list[int]], instructions: tuple[Instruction, ...]) -> Instruction | None:
     found = writers.get(name, ())
     return instructions[found[0]] if len(found) == 1 else None
 
 
-def _one_lane_when(predicate: str, writers: dict[str, list[int]], instructions: tuple[Instruction, ...]) -> bool | None:
+def _one_lane_when(predicate: str, writers: Mapping[str, list[int]], instructions: tuple[Instruction, ...]) -> bool | None:
     """The value of ``predicate`` for which only one lane of a warp can have it: True for an
     `elect.sync` result and for `lane == c`, False for `lane != c`; None when it pins nothing."""
     definition = _definition(predicate, writers, instructions)
@@ -110,7 +101,7 @@ def _one_lane_when(predicate: str, writers: dict[str, list[int]], instructions: 
     return modifiers[0] == "eq"
 
 
-def _is_lane(name: str, writers: dict[str, list[int]], instructions: tuple[Instruction, ...]) -> bool:
+def _is_lane(name: str, writers: Mapping[str, list[int]], instructions: tuple[Instruction, ...]) -> bool:
     """Whether register ``name`` holds the lane index: `%laneid`, or `%tid.x & 31` (the block's x
     extent a multiple of 32 is what makes that the lane: nvcc's `threadIdx.x % 32`)."""
     definition = _definition(name, writers, instructions)
@@ -130,7 +121,7 @@ def _is_lane(name: str, writers: dict[str, list[int]], instructions: tuple[Instr
     return False
 
 
-def _is_tid_x(name: str, writers: dict[str, list[int]], instructions: tuple[Instruction, ...]) -> bool:
+def _is_tid_x(name: str, writers: Mapping[str, list[int]], instructions: tuple[Instruction, ...]) -> bool:
     definition = _definition(name, writers, instructions)
     if definition is None or definition.opcode.base != "mov" or len(definition.sources) != 1:
         return False
@@ -149,7 +140,7 @@ PASSES = (
         "which instructions at most one thread of the CTA executes (one warp, one lane past a lane test)",
         _run,
         per_function=True,
-        requires=("cfg", "roles"),
+        requires=("cfg", "registers", "roles"),
         printer=_describe,
     ),
 )
