@@ -364,15 +364,12 @@ _HAND_OFF, _FENCE, _INIT_FENCE, _INIT, _WAIT_BARRIER, _USE_BARRIER, _CP_ARRIVE, 
 _GROUP_KINDS = frozenset({proxies.CP_ASYNC_COMMIT, proxies.BULK_COMMIT, proxies.CP_ASYNC_WAIT, proxies.BULK_WAIT, proxies.CP_ASYNC_WAIT_ALL, _CP_ARRIVE})
 # The opcode bases of the instructions the analysis follows: the rest (arithmetic, moves,
 # comparisons, most of a kernel) are not classified at all.
-_ASYNC_BASES = frozenset({"cp", "wgmma", "tcgen05"})
 _FOLLOWED_BASES = frozenset({
     "call", "cp", "fence", "mbarrier", "st", "stmatrix", "ld", "ldmatrix", "atom", "red", "wgmma", "tcgen05",
     "bar", "barrier", "exit", "ret",
 })
 # Kinds followed only with a known buffer.
 _NEEDS_BUFFER = frozenset({_WRITE, _HAND_OFF_WRITE, _READ, _ASYNC_READ, _LOAD, _CP_ASYNC, _STORE, _INIT, _USE_BARRIER})
-# Kinds that start something asynchronous (a function with none is not solved).
-_ASYNC_KINDS = frozenset({_ASYNC_READ, _LOAD, _CP_ASYNC, _STORE, _USE_BARRIER})
 
 
 def _kind(instruction: Instruction, in_kernel: bool) -> str | None:
@@ -751,11 +748,7 @@ def _field(payload: Payload, name: str) -> frozenset[int]:
 
 
 def _run(context: ModuleContext, function: Function) -> AsyncProxyFacts:
-    instructions = function.instructions
-    in_kernel = function.kind == "entry"
-    if not any(
-        instruction.opcode.base in _ASYNC_BASES and _kind(instruction, in_kernel) in _ASYNC_KINDS for instruction in instructions
-    ):
+    if not context.result("async_scan").starts_async_work(function):
         return AsyncProxyFacts()
     classification = _Classification(function, context.result("shared_buffers", function))
     if not classification.changing:
@@ -803,7 +796,7 @@ PASSES = (
         "shared memory written without a proxy fence, asynchronous copies not waited for and unfenced `mbarrier.init`s, per path",
         _run,
         per_function=True,
-        requires=("cfg", "warp_branches", "shared_buffers", "lone_threads", "roles"),
+        requires=("async_scan", "cfg", "warp_branches", "shared_buffers", "lone_threads", "roles"),
         printer=_describe,
     ),
 )
