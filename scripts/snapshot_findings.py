@@ -37,8 +37,10 @@ def corpus_directory() -> Path:
     return Path(os.environ.get("PTXLINT_CORPUS_DIR", Path.home() / ".cache" / "ptxlint" / "corpus"))
 
 
-def inputs(include_corpus: bool) -> list[tuple[str, Path]]:
-    """(name in the record, path) for every file to lint, largest first so a pool stays busy."""
+def inputs(include_corpus: bool, extra: list[Path]) -> list[tuple[str, Path]]:
+    """(name in the record, path) for every file to lint, largest first so a pool stays busy.
+    ``extra`` folders add every ``.ptx`` under them, named by their path (kernels built
+    elsewhere, the third-party corpus)."""
     named = [(str(path.relative_to(ROOT)), path) for path in sorted(ROOT.glob("fixtures/**/*.ptx"))]
     named += [(str(path.relative_to(ROOT)), path) for path in sorted(ROOT.glob("tests/fuzz_seeds/**/*.ptx"))]
     manifest = corpus_directory() / "manifest.json"
@@ -48,6 +50,8 @@ def inputs(include_corpus: bool) -> list[tuple[str, Path]]:
                 continue
             for produced in job["files"]:
                 named.append(("corpus/" + produced["path"], corpus_directory() / produced["path"]))
+    for folder in extra:
+        named += [(str(path), path) for path in sorted(folder.rglob("*.ptx"))]
     return sorted(named, key=lambda item: -item[1].stat().st_size)
 
 
@@ -64,8 +68,8 @@ def findings_of(item: tuple[str, Path]) -> list[str]:
     return lines
 
 
-def write(output: Path, jobs: int, include_corpus: bool) -> int:
-    items = inputs(include_corpus)
+def write(output: Path, jobs: int, include_corpus: bool, extra: list[Path]) -> int:
+    items = inputs(include_corpus, extra)
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         lines = sorted(line for found in pool.map(findings_of, items) for line in found)
     output.write_text("".join(line + "\n" for line in lines))
@@ -93,12 +97,14 @@ def main() -> int:
     writing.add_argument("output", type=Path)
     writing.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     writing.add_argument("--no-corpus", action="store_true", help="fixtures and fuzz seeds only")
+    writing.add_argument("--also", type=Path, action="append", default=[], metavar="DIR",
+                         help="lint every .ptx under DIR too (repeatable)")
     comparing = commands.add_parser("compare", help="print what differs between two records")
     comparing.add_argument("before", type=Path)
     comparing.add_argument("after", type=Path)
     arguments = parser.parse_args()
     if arguments.command == "write":
-        return write(arguments.output, arguments.jobs, not arguments.no_corpus)
+        return write(arguments.output, arguments.jobs, not arguments.no_corpus, arguments.also)
     return compare(arguments.before, arguments.after)
 
 

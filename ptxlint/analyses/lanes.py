@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Callable
 
 from ptxlint.analyses.launch import WARP_SIZE, WARPGROUP_SIZE, BlockShape
+from ptxlint.isa.comparisons import NEGATED, holds
 
 _WARP_BITS = WARP_SIZE.bit_length() - 1  # 5
 _WARPGROUP_BITS = WARPGROUP_SIZE.bit_length() - 1  # 7
@@ -270,14 +270,6 @@ def mask(bits: TidBits, value: int) -> tuple[TidBits | None, int | None]:
     return TidBits(low, high, first), low
 
 
-_COMPARE: dict[str, Callable[[int, int], bool]] = {
-    "eq": lambda a, b: a == b,
-    "ne": lambda a, b: a != b,
-    "lt": lambda a, b: a < b,
-    "le": lambda a, b: a <= b,
-    "gt": lambda a, b: a > b,
-    "ge": lambda a, b: a >= b,
-}
 _TID_SETS: dict[tuple[TidBits, str, int, int], int | None] = {}
 
 
@@ -285,20 +277,19 @@ def tid_set(bits: TidBits, comparison: str, constant: int, bound: int) -> int | 
     """The `%tid.x` mask of the threads (below ``bound``) in which ``field comparison constant``
     holds, or None when the field's values are not exactly known (an unknown addend, or values
     that might wrap around in a 32-bit register)."""
-    if bits.unknown is not None or bits.offset < 0 or comparison not in _COMPARE:
+    if bits.unknown is not None or bits.offset < 0 or comparison not in NEGATED:
         return None
     key = (bits, comparison, constant, bound)
     if key in _TID_SETS:
         return _TID_SETS[key]
     width = (1 << min(bits.width, _WORD_BITS)) - 1
-    test = _COMPARE[comparison]
     mask = 0
     result: int | None = None
     for thread in range(bound):
         value = (((thread >> bits.low) & width) << bits.position) + bits.offset
         if value >= 1 << 31:
             break
-        if test(value, constant):
+        if holds(comparison, value, constant):
             mask |= 1 << thread
     else:
         result = mask

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence, Union, overload
 
 from ptxlint.ir import Immediate, Instruction, Operand, Pair, Register
+from ptxlint.isa.comparisons import AS_LESS_THAN, RELATIONS
 
 # ("eq" | "lt.s" | "lt.u", left, right) of registers and integers, or ("is", predicate, None).
 Condition = tuple[str, Union[str, int], Union[str, int, None]]
@@ -28,14 +29,6 @@ Comparison = tuple[str, Union[str, int], Union[str, int]]  # a Condition other t
 Fact = tuple[Condition, bool]  # a condition and its value
 Definition = tuple[str, Condition, bool]  # a predicate, a condition, the predicate's value when it holds
 
-_RELATIONS = {
-    # relation: (canonical, swap operands, holds when the canonical condition is true)
-    "eq": ("eq", False, True), "ne": ("eq", False, False),
-    "lt": ("lt", False, True), "ge": ("lt", False, False),
-    "gt": ("lt", True, True), "le": ("lt", True, False),
-    "lo": ("lt.u", False, True), "hs": ("lt.u", False, False),
-    "hi": ("lt.u", True, True), "ls": ("lt.u", True, False),
-}
 
 
 def _operand_key(operand: Operand) -> str | int | None:
@@ -53,16 +46,16 @@ def comparison(instruction: Instruction) -> tuple[Comparison, bool] | None:
     sources = instruction.sources
     if instruction.opcode.base != "setp" or len(modifiers) < 2 or len(sources) != 2:
         return None
-    relation = _RELATIONS.get(modifiers[0])
+    relation = RELATIONS.get(modifiers[0])
     kind = modifiers[-1][:1]
     if relation is None or kind not in ("s", "u", "b"):
         return None
     left, right = _operand_key(sources[0]), _operand_key(sources[1])
     if left is None or right is None:
         return None
-    canonical, swap, polarity = relation
+    canonical, swap, polarity = AS_LESS_THAN[relation.order]
     if canonical == "lt":
-        canonical = "lt.s" if kind == "s" else "lt.u"
+        canonical = "lt.s" if kind == "s" and not relation.unsigned else "lt.u"
     if swap:
         left, right = right, left
     if canonical == "eq" and str(right) < str(left):

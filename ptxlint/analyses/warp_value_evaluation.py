@@ -15,7 +15,6 @@ from ptxlint.analyses.launch import WARP_SIZE
 from ptxlint.analyses.warp_value_bits import and_values, extract_field, insert_field, permute_bytes, shift_right_address
 from ptxlint.analyses.warp_value_lattice import (
     BINARY_OPERATIONS,
-    INTEGER_COMPARISONS,
     LOGICAL_OPERATIONS,
     OPAQUE,
     SIGNED_OPERATIONS,
@@ -40,6 +39,7 @@ from ptxlint.analyses.warp_value_lattice import (
     wrap,
 )
 from ptxlint.ir import Address, Immediate, Instruction, Negated, Operand, Pair, Register, SpecialRegister, Symbol
+from ptxlint.isa.comparisons import RELATIONS
 
 # Special registers whose value is the same in every thread of the CTA stay absent (unknown but
 # warp-independent); these differ between threads or change between reads.
@@ -184,7 +184,7 @@ class WarpEvaluator:
         modifiers = instruction.opcode.modifiers
         bits, signed = integer_width(instruction)
         relation = modifiers[0] if modifiers else ""
-        if relation not in INTEGER_COMPARISONS or len(sources) != 2 or any(m.startswith("f") for m in modifiers[1:]):
+        if relation not in RELATIONS or len(sources) != 2 or any(m.startswith("f") for m in modifiers[1:]):
             value = VARYING if any(_tracked(source) for source in sources) else None
         elif any(type(source) is ThreadFunction for source in sources):
             value = self._compare_thread_function(relation, signed, bits, sources)

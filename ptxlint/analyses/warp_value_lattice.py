@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Callable, Union
 
 from ptxlint.ir import Instruction
+from ptxlint.isa.comparisons import RELATIONS, holds
 from ptxlint.isa.tcgen05 import COLUMN_MASK, LANE_SHIFT
 from ptxlint.isa.types import integer_types
 
@@ -317,24 +318,17 @@ def minimum(signed: bool, larger: bool) -> BinaryOperation:
     return apply
 
 
-INTEGER_COMPARISONS: dict[str, Callable[[int, int], bool]] = {
-    "eq": lambda a, b: a == b, "ne": lambda a, b: a != b,
-    "lt": lambda a, b: a < b, "le": lambda a, b: a <= b,
-    "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
-    "lo": lambda a, b: a < b, "ls": lambda a, b: a <= b,
-    "hi": lambda a, b: a > b, "hs": lambda a, b: a >= b,
-}
-
-
-def comparison(relation: str, signed: bool) -> BinaryOperation:
-    test = INTEGER_COMPARISONS[relation]
+def comparison(name: str, signed: bool) -> BinaryOperation:
+    relation = RELATIONS[name]
+    order = relation.order
+    signed = signed and not relation.unsigned
 
     def apply(a: Argument, b: Argument, bits: int) -> Entry:
         if type(a) is bool or type(b) is bool or type(a) is not int or type(b) is not int:
             return None
-        if signed and relation not in ("lo", "ls", "hi", "hs"):
-            return test(_signed(a, bits), _signed(b, bits))
-        return test(a, b)
+        if signed:
+            return holds(order, _signed(a, bits), _signed(b, bits))
+        return holds(order, a, b)
 
     return apply
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Literal, Sequence, overload
 from ptxlint import cfg as cfg_module
 from ptxlint import ir
 from ptxlint.analyses.uniformity.registers import RegisterNames
-from ptxlint.analyses.uniformity.thread_index import EQUALITIES, MIRRORED
+from ptxlint.isa.comparisons import MIRRORED, NEGATED, relation_of
 from ptxlint.isa.types import integer_types
 
 if TYPE_CHECKING:
@@ -183,7 +183,6 @@ def _comparison_of_key(
 
 
 _MAX_RELATED_EDGES = 64
-_NEGATED_COMPARISONS = {"lt": "ge", "ge": "lt", "le": "gt", "gt": "le", "eq": "ne", "ne": "eq"}
 
 
 def _comparison(instruction: ir.Instruction, names: RegisterNames, definitions: dict[str, int]) -> Comparison | None:
@@ -194,22 +193,22 @@ def _comparison(instruction: ir.Instruction, names: RegisterNames, definitions: 
         return None
     if type(instruction.destinations[0]) is not ir.Register:
         return None
-    comparison = next((EQUALITIES[m] for m in opcode.modifiers if m in EQUALITIES), None)
+    relation = relation_of(opcode.modifiers)
     types = integer_types(opcode.modifiers)
-    if comparison is None or len(types) != 1:
+    if relation is None or len(types) != 1:
         return None
+    comparison = relation.order
     left, right = instruction.sources
     if type(left) is ir.Immediate and type(right) is ir.Register:
         left, right = right, left
-        comparison = MIRRORED.get(comparison, comparison)
+        comparison = MIRRORED[comparison]
     if type(left) is not ir.Register or type(right) is not ir.Immediate or not isinstance(right.value, int):
         return None
     key = names.key(left.name, instruction.scope)
     if key not in definitions:
         return None
     width, signed = types[0]
-    # lo/ls/hi/hs are unsigned whatever the type; lt/le/gt/ge follow it.
-    signed = signed and not any(m in ("lo", "ls", "hi", "hs") for m in opcode.modifiers)
+    signed = signed and not relation.unsigned
     return key, comparison, right.value, signed, width
 
 
@@ -218,7 +217,7 @@ def _constraint(comparison: Comparison, truth: bool) -> tuple[str, int, list[tup
     given truth: up to two intervals."""
     key, operation, constant, signed, width = comparison
     if not truth:
-        operation = _NEGATED_COMPARISONS[operation]
+        operation = NEGATED[operation]
     modulus = 1 << width
     constant &= modulus - 1
     if signed:

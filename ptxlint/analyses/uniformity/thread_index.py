@@ -36,13 +36,9 @@ from ptxlint.analyses.lanes import (
 )
 from ptxlint.analyses.reaching_threads import ThreadSpace
 from ptxlint.analyses.uniformity.lattice import UNIFORM, Value, at_most, constant_of, join, multiple_of, without_bits
+from ptxlint.isa.comparisons import MIRRORED, relation_of
 from ptxlint.isa.types import integer_types
 
-# `setp` comparisons by their canonical name: the unsigned spellings are the same order.
-COMPARISONS = {"lt": "lt", "lo": "lt", "le": "le", "ls": "le", "gt": "gt", "hi": "gt", "ge": "ge", "hs": "ge"}
-EQUALITIES = {"eq": "eq", "ne": "ne", **COMPARISONS}
-# The comparison with its operands swapped (`5 < x` is `x > 5`).
-MIRRORED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
 
 _INTEGER_TYPE_PREFIXES = ("u", "s", "b")
 _ZERO = Value(Level.CTA, Constant(0))
@@ -119,11 +115,10 @@ class ThreadIndexArithmetic:
     def _compare_level(
         self, modifiers: tuple[str, ...], value: Value, constant: int | None, swapped: bool, fallback: Value
     ) -> Value:
-        comparison = next((COMPARISONS[m] for m in modifiers if m in COMPARISONS), None)
-        if comparison is None:
+        relation = relation_of(modifiers)
+        if relation is None or relation.order in ("eq", "ne"):
             return fallback
-        if swapped:
-            comparison = MIRRORED[comparison]
+        comparison = MIRRORED[relation.order] if swapped else relation.order
         bits = value.bits
         if constant is None or type(bits) is not TidBits or bits.unknown is not None:
             return fallback
@@ -143,11 +138,10 @@ class ThreadIndexArithmetic:
         self, modifiers: tuple[str, ...], value: Value, constant: int | None, swapped: bool, fallback: Value
     ) -> Value:
         """The comparison as the exact set of threads in which it is true."""
-        comparison = next((EQUALITIES[m] for m in modifiers if m in EQUALITIES), None)
-        if comparison is None:
+        relation = relation_of(modifiers)
+        if relation is None:
             return fallback
-        if swapped:
-            comparison = MIRRORED.get(comparison, comparison)
+        comparison = MIRRORED[relation.order] if swapped else relation.order
         bits = value.bits
         if constant is None or type(bits) is not TidBits:
             return fallback
