@@ -4,26 +4,25 @@ exit (nvcc's early return) or a trap (which ends the whole grid)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ptxlint import cfg as cfg_module
 from ptxlint import ir
 from ptxlint.isa.aligned import Collective
 
 
+@dataclass(frozen=True, slots=True)
 class BranchInfo:
-    __slots__ = ("block", "index", "instruction", "post_dominator", "live", "exits_elsewhere", "taken", "traps")
+    """A block ending in a branch with more than one way out."""
 
-    def __init__(
-        self, block: int, index: int, instruction: ir.Instruction, post_dominator: int | None, live: frozenset[int],
-        exits_elsewhere: bool, taken: int, traps: bool,
-    ) -> None:
-        self.block = block
-        self.index = index
-        self.instruction = instruction
-        self.post_dominator = post_dominator
-        self.live = live  # successors that do not lead straight to an exit or trap
-        self.exits_elsewhere = exits_elsewhere  # some successor leads straight to an exit
-        self.taken = taken  # the block a `bra` jumps to (the other successor is the fall-through)
-        self.traps = traps  # some successor leads straight to a trap
+    block: int
+    index: int  # the branch instruction
+    instruction: ir.Instruction
+    post_dominator: int | None  # where the paths from it meet again
+    live: frozenset[int]  # successors that do not lead straight to an exit or trap
+    exits_elsewhere: bool  # some successor leads straight to an exit
+    taken: int  # the block a `bra` jumps to (the other successor is the fall-through)
+    traps: bool  # some successor leads straight to a trap
 
 
 def find_branches(function: ir.Function, graph: cfg_module.ControlFlowGraph, collectives: dict[int, Collective]) -> dict[int, BranchInfo]:

@@ -1,41 +1,99 @@
 """Calls and parameters: what flows between functions through call sites and `.param`
-variables. A call's results take the callee's return summary; `st.param` stores of arguments
-and return values are tracked like registers written more than once; a `.func` parameter is the
-join over every call site's argument (``driver.py`` computes it from what ``_record_arguments``
-collects). A mixin of :class:`~ptxlint.analyses.uniformity.analysis.UniformityAnalysis`."""
+variables. :class:`Parameters` is what a function's parameters arrive with (the join over every
+call site's argument, which ``driver.py`` computes callers-first); :class:`CallSites` is what
+the function hands on: a call's results take the callee's return summary, `st.param` stores of
+arguments and return values are tracked like registers written more than once, and the
+arguments of each call site and the value returned are collected for the driver."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ptxlint import ir
 from ptxlint.analyses.lanes import Level
+from ptxlint.analyses.uniformity.inputs import FunctionInputs
 from ptxlint.analyses.uniformity.lattice import UNIFORM, Divergence, Origin, State, Value, at_least, control_origin, join
-from ptxlint.analyses.uniformity.transfer import Transfer
 from ptxlint.callgraph import callee_name
 from ptxlint.source import Span
 
+if TYPE_CHECKING:
+    from ptxlint.analyses.uniformity.data import DataTransfer
 
-class CallTransfer(Transfer):
-    """The call half of the uniformity transfer: it reads ``summaries``, ``parameters`` and
-    the state the other halves share (see ``ControlTransfer``), and collects ``arguments``,
-    ``argument_data`` and ``returned`` for the driver."""
 
-    def _store_parameter(self, instruction: ir.Instruction, state: State, execution: Divergence | None) -> State:
+class Parameters:
+    """The values a function's parameters arrive with: the callers' join, or thread-varying when
+    not every caller is known. Fixed for one round of the interprocedural iteration."""
+
+    __slots__ = ("_known", "_positions", "_is_kernel")
+
+    def __init__(self, inputs: FunctionInputs) -> None:
+        function = inputs.function
+        self._known = inputs.summaries.parameters.get(function.name)
+        self._positions = {parameter.name: position for position, parameter in enumerate(function.parameters)}
+        self._is_kernel = function.is_kernel
+
+    def value(self, position: int, span: Span, name: str) -> Value:
+        """The value of the parameter at ``position`` (``name`` at ``span`` for the origin)."""
+        known = self._known
+        if known is not None and position < len(known):
+            return known[position]
+        return Value(Level.THREAD, None, Origin(span, f"parameter `{name}` may differ between threads (not all callers are known)"))
+
+    def loaded(self, name: str, span: Span) -> Value | None:
+        """What `ld.param [name]` reads when ``name`` is a parameter of the function (a kernel's
+        are CTA-uniform); None when it is not one."""
+        position = self._positions.get(name)
+        if position is None:
+            return None
+        if self._is_kernel:
+            return UNIFORM
+        return self.value(position, span, name)
+
+
+class CallSites:
+    """What a function hands on through calls and `.param` variables. It owns the arguments
+    collected per callee, the data value last stored to each `.param` variable and the join of
+    the values returned; it asks ``data`` for the values of operands."""
+
+    __slots__ = ("_data", "_returns", "_return_names", "_is_kernel", "_arguments", "_argument_data", "_returned")
+
+    def __init__(self, inputs: FunctionInputs, data: DataTransfer) -> None:
+        function = inputs.function
+        self._data = data
+        self._returns = inputs.summaries.returns
+        self._return_names = frozenset(parameter.name for parameter in function.return_parameters)
+        self._is_kernel = function.is_kernel
+        self._arguments: dict[str, list[Value]] = {}
+        self._argument_data: dict[str, Value] = {}  # `.param` name → the data value last stored
+        self._returned = UNIFORM
+
+    @property
+    def arguments(self) -> Mapping[str, Sequence[Value]]:
+        """Per callee, the join of the arguments of its call sites, by position."""
+        return self._arguments
+
+    @property
+    def returned(self) -> Value:
+        """The join of the values the function returns."""
+        return self._returned
+
+    def store_parameter(self, instruction: ir.Instruction, state: State, execution: Divergence | None, recording: bool) -> State:
         """`st.param [name+offset], value`: call arguments and the return value travel through
-        `.param` variables; track them like registers written more than once."""
+        `.param` variables; track them like registers written more than once. What the driver
+        reads (arguments, the value returned) is collected while ``recording``."""
         target = instruction.operands[0] if instruction.operands else None
         if type(target) is not ir.Address or type(target.base) is not ir.Symbol or len(instruction.operands) < 2:
             return state
-        data_value = self._data_value(instruction.operands[1], instruction, state)
-        value = self._operand_value(instruction.operands[1], instruction, state)
+        data = self._data
+        data_value = data.data_value(instruction.operands[1], instruction, state)
+        value = data.operand_value(instruction.operands[1], instruction, state)
         if execution is not None:
             value = at_least(value, execution.level, control_origin(execution))
         name = target.base.name
-        if self.recording is not None:
-            self.argument_data[name] = data_value
-        if self.recording is not None and not self.function.is_kernel and self._is_return_parameter(name):
-            self.returned = join(self.returned, value)
+        if recording:
+            self._argument_data[name] = data_value
+            if not self._is_kernel and name in self._return_names:
+                self._returned = join(self._returned, value)
         key = "param:" + name
         if target.offset:  # a later field of an aggregate: a weak update
             value = join(state.values.get(key, UNIFORM), value)
@@ -45,23 +103,14 @@ class CallTransfer(Transfer):
         values[key] = value
         return State(values, state.control, state.exits, state.epoch, state.threads)
 
-    def _is_return_parameter(self, name: str) -> bool:
-        return any(parameter.name == name for parameter in self.function.return_parameters)
-
-    def _parameter_value(self, position: int, span: Span, name: str) -> Value:
-        known = self.parameters
-        if known is not None and position < len(known):
-            return known[position]
-        return Value(Level.THREAD, None, Origin(span, f"parameter `{name}` may differ between threads (not all callers are known)"))
-
-    def _call(self, index: int, instruction: ir.Instruction, destinations: Sequence[ir.Operand]) -> list[tuple[ir.Register, Value]]:
-        """The return value of a direct call is the callee's summary; record the arguments."""
+    def results(self, index: int, instruction: ir.Instruction) -> list[tuple[ir.Register, Value]]:
+        """What a call writes: the return value of a direct call is the callee's summary."""
         callee = callee_name(instruction)
-        value = self.summaries.returns.get(callee) if callee is not None else None
+        value = self._returns.get(callee) if callee is not None else None
         if value is None:
-            value = self._varying(index, f"the result of calling `{callee or 'an indirect target'}` may differ between threads", instruction.opcode_span)
+            value = self._data.varying(index, f"the result of calling `{callee or 'an indirect target'}` may differ between threads", instruction.opcode_span)
         results = []
-        for operand in destinations:
+        for operand in instruction.destinations:
             elements = operand.elements if type(operand) is ir.ArgumentList else (operand,)
             for element in elements:
                 if type(element) is ir.Register:
@@ -70,7 +119,8 @@ class CallTransfer(Transfer):
                     results.append((ir.Register("param:" + element.name, element.span), value))
         return results
 
-    def _record_arguments(self, instruction: ir.Instruction, state: State, execution: Divergence | None) -> None:
+    def record_arguments(self, instruction: ir.Instruction, state: State) -> None:
+        """Join the arguments of a call site into its callee's."""
         callee = callee_name(instruction)
         if callee is None:
             return
@@ -80,13 +130,13 @@ class CallTransfer(Transfer):
         values = []
         for argument in lists[0].elements:
             if type(argument) is ir.Symbol:
-                value = self.argument_data.get(argument.name, UNIFORM)
+                value = self._argument_data.get(argument.name, UNIFORM)
             else:
-                value = self._data_value(argument, instruction, state)
+                value = self._data.data_value(argument, instruction, state)
             values.append(value)
-        known = self.arguments.get(callee)
+        known = self._arguments.get(callee)
         if known is None:
-            self.arguments[callee] = values
+            self._arguments[callee] = values
         else:
             for position, value in enumerate(values[: len(known)]):
                 known[position] = join(known[position], value)

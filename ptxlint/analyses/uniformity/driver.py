@@ -5,7 +5,7 @@ iterated to a fixed point."""
 
 from __future__ import annotations
 
-from typing import Callable, Union
+from typing import Callable, Sequence, Union
 
 from ptxlint import cfg as cfg_module
 from ptxlint import ir
@@ -15,9 +15,10 @@ from ptxlint.analyses.reaching_threads import ThreadSpace
 from ptxlint.analyses.registers import RegisterIndex
 from ptxlint.analyses.uniformity.analysis import UniformityAnalysis
 from ptxlint.analyses.uniformity.facts import CalledCollective, FunctionUniformity, ModuleUniformity, Summaries
+from ptxlint.analyses.uniformity.inputs import function_inputs
 from ptxlint.analyses.uniformity.printer import describe_function
 from ptxlint.analyses.uniformity.lattice import Value, join
-from ptxlint.analyses.uniformity.static import StaticFacts, fresh_register_index
+from ptxlint.analyses.uniformity.static import StaticFacts, fresh_register_index, prepare_static
 from ptxlint.callgraph import CallGraph, callee_name
 from ptxlint.context import ModuleContext, Options
 from ptxlint.dataflow import instruction_states, solve_forward
@@ -149,21 +150,20 @@ def _analyze_function(
                 reached = summaries.called.get(callee_name(instruction) or "", ())
                 if reached:
                     calls[index] = reached
-        known = (graph, lanes, requirements, calls, StaticFacts(function, graph, requirements, dense, registers_of(function)))
+        known = (graph, lanes, requirements, calls, prepare_static(function, graph, requirements, dense, registers_of(function)))
         if statics is not None:
             statics[function.name] = known
     graph, lanes, requirements, calls, static = known
-    analysis = UniformityAnalysis(function, graph, lanes, summaries, requirements, static, thread_spaces, keep_dead_registers)
+    inputs = function_inputs(function, graph, lanes, summaries, requirements, static, thread_spaces, keep_dead_registers)
+    analysis = UniformityAnalysis(inputs)
     solution = solve_forward(graph, analysis, within=static.solved_blocks)
-    analysis.recording = {}
-    analysis.record_everything = everything
+    analysis.start_recording(everything)
     # Replay the blocks whose facts someone reads: collectives, calls, stores of return values.
     for block in graph.reverse_post_order:
         if block in solution.block_entry and (everything or block in static.recorded_blocks):
             for _ in instruction_states(solution, analysis, block):
                 pass
-    facts = analysis.recording
-    analysis.recording = None
+    facts = analysis.stop_recording()
     return analysis, FunctionUniformity(function, graph, facts, requirements, calls, solution.converged)
 
 
@@ -254,7 +254,7 @@ def _conservative_functions(module: ir.Module, graph: CallGraph, functions: dict
     return conservative
 
 
-def _merge_arguments(arguments: dict[str, list[Value]], callee: str, values: list[Value]) -> None:
+def _merge_arguments(arguments: dict[str, list[Value]], callee: str, values: Sequence[Value]) -> None:
     known = arguments.get(callee)
     if known is None:
         arguments[callee] = list(values)

@@ -5,13 +5,14 @@ their correlations and the liveness of the registers the state holds."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Collection, Sequence, Union
 
 from ptxlint import cfg as cfg_module
 from ptxlint import ir
-from ptxlint.analyses.registers import RegisterIndex, live_in
-from ptxlint.analyses.uniformity.branches import find_branches
-from ptxlint.analyses.uniformity.correlation import correlated_branches
+from ptxlint.analyses.registers import Liveness, RegisterIndex, live_in
+from ptxlint.analyses.uniformity.branches import BranchInfo, find_branches
+from ptxlint.analyses.uniformity.correlation import Correlated, correlated_branches
 from ptxlint.analyses.uniformity.registers import InvariantRegisters, RegisterNames, register_of_key
 from ptxlint.dataflow import indices_by_block
 from ptxlint.isa.aligned import Collective
@@ -31,69 +32,86 @@ LANE_ARITHMETIC = frozenset({"mov", "cvt", "shr", "shl", "and", "div", "rem", "m
 WritePlan = tuple[int, Union[tuple[tuple[str, bool], ...], None]]
 
 
+@dataclass(frozen=True, slots=True)
 class StaticFacts:
     """What the analysis of one function needs that does not change between the rounds of the
-    interprocedural iteration: registers, branches and their post-dominators."""
+    interprocedural iteration (made by :func:`prepare_static`)."""
 
-    __slots__ = (
-        "names", "branches", "ending_at", "plans", "private_local", "correlated", "visited_by_block", "invariant",
-        "liveness", "key_bits", "recorded_blocks", "solved_blocks",
+    names: RegisterNames
+    branches: dict[int, BranchInfo]
+    # Branch blocks by their reconvergence point (immediate post-dominator).
+    ending_at: dict[int, set[int]]
+    # Per instruction (only visited ones are read): its kind and the keys it writes.
+    plans: list[WritePlan]
+    # No generic pointer to `.local` memory is ever made: only this function's `st.local`s
+    # write it.
+    private_local: bool
+    correlated: Correlated
+    visited_by_block: Sequence[Sequence[int]]
+    invariant: InvariantRegisters
+    liveness: Liveness
+    key_bits: dict[str, int]
+    # The blocks holding facts to record; those whose states matter (None: every block).
+    recorded_blocks: frozenset[int]
+    solved_blocks: frozenset[int] | None
+
+
+def prepare_static(
+    function: ir.Function,
+    graph: cfg_module.ControlFlowGraph,
+    collectives: dict[int, Collective],
+    dense: bool,
+    registers: RegisterIndex,
+) -> StaticFacts:
+    """Registers, branches and their post-dominators, the sparse slice (every instruction when
+    ``dense``) and what each visited instruction writes."""
+    instructions = function.instructions
+    kinds = [instruction_kind(instruction.opcode) for instruction in instructions]
+    branches = find_branches(function, graph, collectives)
+    # `.local` memory is per thread; when no generic pointer to it is ever made, only this
+    # function's `st.local` write it, so a `ld.local` reads one of the values stored there.
+    private_local = not any(
+        instruction.opcode.base == "cvta" and instruction.opcode.has("local") for instruction in instructions
     )
-
-    def __init__(
-        self,
-        function: ir.Function,
-        graph: cfg_module.ControlFlowGraph,
-        collectives: dict[int, Collective],
-        dense: bool,
-        registers: RegisterIndex,
-    ) -> None:
-        instructions = function.instructions
-        kinds = [instruction_kind(instruction.opcode) for instruction in instructions]
-        self.branches = find_branches(function, graph, collectives)
-        # `.local` memory is per thread; when no generic pointer to it is ever made, only this
-        # function's `st.local` write it, so a `ld.local` reads one of the values stored there.
-        self.private_local = not any(
-            instruction.opcode.base == "cvta" and instruction.opcode.has("local") for instruction in instructions
+    # The blocks holding facts to record, and those whose states matter: the blocks from
+    # which one of them can be reached (what follows the last collective, call or return
+    # store changes none).
+    recorded_blocks = frozenset(block.index for block in graph.blocks if _records_facts(function, block, collectives))
+    solved_blocks: frozenset[int] | None = None
+    if dense:
+        visited: Sequence[int] = range(len(instructions))
+        valued: Collection[int] = visited
+    else:
+        solved_blocks = solved = graph.reaching(recorded_blocks)
+        relevant, valued = _relevant_instructions(
+            function, kinds, collectives, private_local, registers,
+            seeded=lambda index: graph.block_of(index) in solved,
         )
-        # The blocks holding facts to record, and those whose states matter: the blocks from
-        # which one of them can be reached (what follows the last collective, call or return
-        # store changes none).
-        self.recorded_blocks = frozenset(
-            block.index for block in graph.blocks if _records_facts(function, block, collectives)
-        )
-        self.solved_blocks: frozenset[int] | None = None
-        if dense:
-            visited: Sequence[int] = range(len(instructions))
-            valued: Collection[int] = visited
-        else:
-            self.solved_blocks = graph.reaching(self.recorded_blocks)
-            solved = self.solved_blocks
-            relevant, valued = _relevant_instructions(
-                function, kinds, collectives, self.private_local, registers,
-                seeded=lambda index: graph.block_of(index) in solved,
-            )
-            visited = sorted(relevant)
-        self.visited_by_block = indices_by_block(graph, visited)
-        self.names = names = RegisterNames(function, visited)
-        # Per visited instruction: how its result is computed and the keys of the registers it
-        # writes (with whether each is flow-sensitive), so the transfer does no name lookups.
-        # An instruction whose result nobody reads writes nothing (``defined`` stays None).
-        plans: list[WritePlan] = [None] * len(instructions)  # type: ignore[list-item]  # only visited ones are read
-        for index in visited:
-            plans[index] = write_plan(instructions[index], kinds[index], names) if index in valued else (kinds[index], None)
-        self.plans = plans
-        self.ending_at: dict[int, set[int]] = {}
-        for info in self.branches.values():
-            if info.post_dominator is not None:
-                self.ending_at.setdefault(info.post_dominator, set()).add(info.block)
-        self.correlated = correlated_branches(function, graph, names, self.branches, visited)
-        self.invariant = InvariantRegisters(function, visited, names)
-        # Which of the registers the state holds (those written more than once) each block may
-        # still read, by name (a superset across scopes), and each such key's bit.
-        register_of = {key: register_of_key(key) for key in names.written_more_than_once}
-        self.liveness = live_in(graph, registers, sorted(set(register_of.values())))
-        self.key_bits = {key: self.liveness.bits[register] for key, register in register_of.items()}
+        visited = sorted(relevant)
+    visited_by_block = indices_by_block(graph, visited)
+    names = RegisterNames(function, visited)
+    # Per visited instruction: how its result is computed and the keys of the registers it
+    # writes (with whether each is flow-sensitive), so the transfer does no name lookups.
+    # An instruction whose result nobody reads writes nothing (``defined`` stays None).
+    unvisited: WritePlan = (SOURCES, None)  # never read
+    plans: list[WritePlan] = [unvisited] * len(instructions)
+    for index in visited:
+        plans[index] = write_plan(instructions[index], kinds[index], names) if index in valued else (kinds[index], None)
+    ending_at: dict[int, set[int]] = {}
+    for info in branches.values():
+        if info.post_dominator is not None:
+            ending_at.setdefault(info.post_dominator, set()).add(info.block)
+    correlated = correlated_branches(function, graph, names, branches, visited)
+    invariant = InvariantRegisters(function, visited, names)
+    # Which of the registers the state holds (those written more than once) each block may
+    # still read, by name (a superset across scopes), and each such key's bit.
+    register_of = {key: register_of_key(key) for key in names.written_more_than_once}
+    liveness = live_in(graph, registers, sorted(set(register_of.values())))
+    key_bits = {key: liveness.bits[register] for key, register in register_of.items()}
+    return StaticFacts(
+        names, branches, ending_at, plans, private_local, correlated, visited_by_block, invariant, liveness, key_bits,
+        recorded_blocks, solved_blocks,
+    )
 
 
 def _records_facts(function: ir.Function, block: cfg_module.Block, collectives: dict[int, Collective]) -> bool:
@@ -165,7 +183,7 @@ def _relevant_instructions(
     return relevant, valued
 
 
-# How an instruction's result is computed (see UniformityAnalysis._value).
+# How an instruction's result is computed (see DataTransfer.value).
 VARYING, WARP_RESULT, LOAD, BARRIER, SETP, PREDICATE, ARITHMETIC, SOURCES, SELECT = range(9)
 ELECT, SHUFFLE, CALL, EXIT, STORE_PARAMETER, STORE_LOCAL = range(9, 15)
 LOCAL_KEY = "local:"  # the side-table entry for what a function stores to its `.local` memory

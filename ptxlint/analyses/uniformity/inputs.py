@@ -1,0 +1,58 @@
+"""What the uniformity analysis of one function starts from, fixed for one round of the
+interprocedural iteration: the function, its graph, its launch shape, what callers and callees
+said (``Summaries``), the collectives it runs, what it prepared once (``StaticFacts``), and the
+space of thread sets its paths are told in. One immutable value the objects of the analysis
+read; none of them owns it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ptxlint import cfg as cfg_module
+from ptxlint import ir
+from ptxlint.analyses.lanes import LaneModel
+from ptxlint.analyses.reaching_threads import ThreadSpace
+from ptxlint.analyses.registers import Liveness
+from ptxlint.analyses.uniformity.facts import Summaries
+from ptxlint.analyses.uniformity.static import StaticFacts
+from ptxlint.isa.aligned import Collective
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionInputs:
+    """The inputs of the analysis of one function."""
+
+    function: ir.Function
+    cfg: cfg_module.ControlFlowGraph
+    lanes: LaneModel
+    summaries: Summaries
+    collectives: dict[int, Collective]
+    static: StaticFacts
+    # Which threads reach each block is told in this space; None when `%tid.x / 32` is not known
+    # to be the warp rank (then no path facts are kept).
+    space: ThreadSpace | None
+    # The liveness that lets a state drop dead registers; None keeps them all.
+    liveness: Liveness | None
+
+
+def function_inputs(
+    function: ir.Function,
+    graph: cfg_module.ControlFlowGraph,
+    lanes: LaneModel,
+    summaries: Summaries,
+    collectives: dict[int, Collective],
+    static: StaticFacts,
+    thread_spaces: dict[int, ThreadSpace] | None = None,
+    keep_dead_registers: bool = False,
+) -> FunctionInputs:
+    """The inputs of ``function``'s analysis. ``thread_spaces`` shares one space per block size
+    across a module (its tables depend on nothing else); ``keep_dead_registers`` never drops a
+    register no later instruction reads from the states (slower, and the same facts: what tests
+    compare against)."""
+    bound = lanes.x_bound
+    space = None
+    if lanes.warp_bits_ok and bound is not None and bound <= 1024:
+        spaces = thread_spaces if thread_spaces is not None else {}
+        space = spaces.get(bound) or spaces.setdefault(bound, ThreadSpace(bound))
+    liveness = None if keep_dead_registers else static.liveness
+    return FunctionInputs(function, graph, lanes, summaries, collectives, static, space, liveness)
