@@ -39,7 +39,7 @@ class UniformityAnalysis:
         self._plans = static.plans
         self._visited_by_block = static.visited_by_block
         self._space = inputs.space
-        self._exiting = inputs.summaries.exiting
+        self._exiting = inputs.exiting
         self._data = data = DataTransfer(inputs, Parameters(inputs))
         self._sync = SyncDependence(inputs, data)
         self._control = ControlDivergence(inputs, data, self._sync)

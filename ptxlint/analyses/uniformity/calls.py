@@ -28,7 +28,7 @@ class Parameters:
 
     def __init__(self, inputs: FunctionInputs) -> None:
         function = inputs.function
-        self._known = inputs.summaries.parameters.get(function.name)
+        self._known = inputs.parameters
         self._positions = {parameter.name: position for position, parameter in enumerate(function.parameters)}
         self._is_kernel = function.is_kernel
 
@@ -60,7 +60,7 @@ class CallSites:
     def __init__(self, inputs: FunctionInputs, data: DataTransfer) -> None:
         function = inputs.function
         self._data = data
-        self._returns = inputs.summaries.returns
+        self._returns = inputs.returns
         self._return_names = frozenset(parameter.name for parameter in function.return_parameters)
         self._is_kernel = function.is_kernel
         self._arguments: dict[str, list[Value]] = {}

@@ -14,7 +14,7 @@ from ptxlint.analyses.launch import block_shape
 from ptxlint.analyses.reaching_threads import ThreadSpace
 from ptxlint.analyses.registers import RegisterIndex
 from ptxlint.analyses.uniformity.analysis import UniformityAnalysis
-from ptxlint.analyses.uniformity.facts import CalledCollective, FunctionUniformity, ModuleUniformity, Summaries
+from ptxlint.analyses.uniformity.facts import CalledCollective, FunctionUniformity, ModuleUniformity
 from ptxlint.analyses.uniformity.inputs import function_inputs
 from ptxlint.analyses.uniformity.printer import describe_function
 from ptxlint.analyses.uniformity.lattice import Value, join
@@ -80,47 +80,50 @@ def analyze_module(
     conservative = _conservative_functions(module, graph, functions)
     # A function with a caller we do not analyse cannot learn its parameters from the callers.
     conservative.update(name for name in order if any(site.caller not in selected for site in graph.callers.get(name, ())))
-    summaries = Summaries({}, {}, called, _exiting_functions(graph, functions))
-    for name in order:
-        summaries.parameters[name] = None if name in conservative else ()
-    result = ModuleUniformity()
+    exiting = _exiting_functions(graph, functions)
+    # What callers and callees tell each other: each function's parameter values (None: nothing
+    # known, thread-varying) and the join of what each returns, as of the last round.
+    parameters: dict[str, tuple[Value, ...] | None] = {name: None if name in conservative else () for name in order}
+    returned: dict[str, Value] = {}
+    analysed_functions: dict[str, FunctionUniformity] = {}
     statics: dict[str, _Prepared] = {}
     thread_spaces: dict[int, ThreadSpace] = {}
     # A function whose parameters and callees' return values did not change since the last
     # round gives the same result: keep it.
     previous: dict[str, tuple[_Inputs, UniformityAnalysis, FunctionUniformity]] = {}
     for _ in range(_MAX_ROUNDS):
-        previous_parameters = dict(summaries.parameters)
+        previous_parameters = dict(parameters)
         arguments: dict[str, list[Value]] = {}
         returns: dict[str, Value] = {}
         for name in order:
             # Callers come first, so this round's arguments are complete (Gauss-Seidel).
             if name not in conservative:
-                summaries.parameters[name] = tuple(arguments.get(name, ()))
+                parameters[name] = tuple(arguments.get(name, ()))
             function = functions[name]
-            inputs = (summaries.parameters.get(name), tuple(summaries.returns.get(callee) for callee in graph.callees(name)))
+            callees = graph.callees(name)
+            inputs = (parameters[name], tuple(returned.get(callee) for callee in callees))
             known = previous.get(name)
             if known is not None and known[0] == inputs:
                 analysis, analysed = known[1], known[2]
             else:
+                callee_returns = {callee: returned[callee] for callee in callees if callee in returned}
                 analysis, analysed = _analyze_function(
-                    function, options, summaries, direct[name], everything, statics, dense=everything or not sparse,
+                    function, options, parameters[name], callee_returns, exiting, called, direct[name], everything, statics,
+                    dense=everything or not sparse,
                     graph_of=graph_of, registers_of=registers_of, thread_spaces=thread_spaces,
                     keep_dead_registers=keep_dead_registers,
                 )
                 previous[name] = (inputs, analysis, analysed)
-            result.functions[name] = analysed
+            analysed_functions[name] = analysed
             for callee, values in analysis.arguments.items():
                 _merge_arguments(arguments, callee, values)
             if function.return_parameters:
                 returns[name] = analysis.returned
-        changed = previous_parameters != summaries.parameters or any(
-            summaries.returns.get(name) != value for name, value in returns.items()
-        )
-        summaries.returns.update(returns)
+        changed = previous_parameters != parameters or any(returned.get(name) != value for name, value in returns.items())
+        returned.update(returns)
         if not changed:
             break
-    return result
+    return ModuleUniformity(analysed_functions)
 
 
 # A function's parameter values and its callees' return values: what its analysis depends on.
@@ -133,8 +136,9 @@ _Prepared = tuple[
 
 
 def _analyze_function(
-    function: ir.Function, options: Options, summaries: Summaries, collectives: dict[int, Collective], everything: bool,
-    statics: dict[str, _Prepared] | None = None, dense: bool = True,
+    function: ir.Function, options: Options, parameters: tuple[Value, ...] | None, returns: dict[str, Value],
+    exiting: frozenset[str], called: dict[str, tuple[CalledCollective, ...]], collectives: dict[int, Collective],
+    everything: bool, statics: dict[str, _Prepared] | None = None, dense: bool = True,
     graph_of: Callable[[ir.Function], cfg_module.ControlFlowGraph] = cfg_module.build,
     registers_of: Callable[[ir.Function], RegisterIndex] = fresh_register_index,
     thread_spaces: dict[int, ThreadSpace] | None = None, keep_dead_registers: bool = False,
@@ -147,14 +151,16 @@ def _analyze_function(
         calls: dict[int, tuple[CalledCollective, ...]] = {}
         for index, instruction in enumerate(function.instructions):
             if instruction.opcode.base == "call":
-                reached = summaries.called.get(callee_name(instruction) or "", ())
+                reached = called.get(callee_name(instruction) or "", ())
                 if reached:
                     calls[index] = reached
         known = (graph, lanes, requirements, calls, prepare_static(function, graph, requirements, dense, registers_of(function)))
         if statics is not None:
             statics[function.name] = known
     graph, lanes, requirements, calls, static = known
-    inputs = function_inputs(function, graph, lanes, summaries, requirements, static, thread_spaces, keep_dead_registers)
+    inputs = function_inputs(
+        function, graph, lanes, parameters, returns, exiting, requirements, static, thread_spaces, keep_dead_registers
+    )
     analysis = UniformityAnalysis(inputs)
     solution = solve_forward(graph, analysis, within=static.solved_blocks)
     analysis.start_recording(everything)

@@ -41,7 +41,7 @@ class CalledCollective:
     requirement: Collective
 
 
-@dataclass
+@dataclass(frozen=True)
 class FunctionUniformity:
     """The uniformity facts of one analysed function, by instruction index."""
 
@@ -53,7 +53,7 @@ class FunctionUniformity:
     converged: bool
 
 
-@dataclass
+@dataclass(frozen=True)
 class ModuleUniformity:
     """The uniformity facts of every analysed function, by name."""
 
@@ -63,14 +63,3 @@ class ModuleUniformity:
 def iter_function_facts(result: ModuleUniformity) -> Iterator[FunctionUniformity]:
     """Analysed functions in a stable order (by position in the file)."""
     return iter(sorted(result.functions.values(), key=lambda analysed: analysed.function.span.start))
-
-
-@dataclass(frozen=True)
-class Summaries:
-    """What callers and callees tell each other: parameter values per function (None: nothing
-    known, thread-varying), return values, and which functions reach collectives."""
-
-    parameters: dict[str, tuple[Value, ...] | None]
-    returns: dict[str, Value]
-    called: dict[str, tuple[CalledCollective, ...]]
-    exiting: frozenset[str] = frozenset()  # functions that may end the calling thread (`exit`)

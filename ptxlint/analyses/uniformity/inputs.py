@@ -1,19 +1,20 @@
 """What the uniformity analysis of one function starts from, fixed for one round of the
-interprocedural iteration: the function, its graph, its launch shape, what callers and callees
-said (``Summaries``), the collectives it runs, what it prepared once (``StaticFacts``), and the
-space of thread sets its paths are told in. One immutable value the objects of the analysis
-read; none of them owns it."""
+interprocedural iteration: the function, its graph, its launch shape, what its callers and
+callees said in this round (parameter and return values, which callees may exit), the
+collectives it runs, what it prepared once (``StaticFacts``), and the space of thread sets its
+paths are told in. One immutable value the objects of the analysis read; none of them owns it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Mapping
 
 from ptxlint import cfg as cfg_module
 from ptxlint import ir
 from ptxlint.analyses.lanes import LaneModel
 from ptxlint.analyses.reaching_threads import ThreadSpace
 from ptxlint.analyses.registers import Liveness
-from ptxlint.analyses.uniformity.facts import Summaries
+from ptxlint.analyses.uniformity.lattice import Value
 from ptxlint.analyses.uniformity.static import StaticFacts
 from ptxlint.isa.aligned import Collective
 
@@ -25,7 +26,10 @@ class FunctionInputs:
     function: ir.Function
     cfg: cfg_module.ControlFlowGraph
     lanes: LaneModel
-    summaries: Summaries
+    # The join of the callers' arguments by position; None: not all callers are known.
+    parameters: tuple[Value, ...] | None
+    returns: Mapping[str, Value]  # by callee: the join of what it returns
+    exiting: frozenset[str]  # callees that may end the calling thread
     collectives: dict[int, Collective]
     static: StaticFacts
     # Which threads reach each block is told in this space; None when `%tid.x / 32` is not known
@@ -39,7 +43,9 @@ def function_inputs(
     function: ir.Function,
     graph: cfg_module.ControlFlowGraph,
     lanes: LaneModel,
-    summaries: Summaries,
+    parameters: tuple[Value, ...] | None,
+    returns: Mapping[str, Value],
+    exiting: frozenset[str],
     collectives: dict[int, Collective],
     static: StaticFacts,
     thread_spaces: dict[int, ThreadSpace] | None = None,
@@ -55,4 +61,4 @@ def function_inputs(
         spaces = thread_spaces if thread_spaces is not None else {}
         space = spaces.get(bound) or spaces.setdefault(bound, ThreadSpace(bound))
     liveness = None if keep_dead_registers else static.liveness
-    return FunctionInputs(function, graph, lanes, summaries, collectives, static, space, liveness)
+    return FunctionInputs(function, graph, lanes, parameters, returns, exiting, collectives, static, space, liveness)
