@@ -61,11 +61,12 @@ The package, one question per module:
 - ``analysis.py``: the pass over one function, what the solver calls (lattice operations and
   transfer), composed of objects that each own their state (as LLVM's UniformityInfo composes
   its implementation over a sync-dependence analysis) and ask each other through methods:
-  ``data.py`` (data dependence: the values of operands and results, and the side table of
-  registers written once), ``sync.py`` (sync dependence: which enclosing divergent branches
-  still split the threads along an edge), ``control.py`` (control divergence: the control an
-  instruction runs under, the threads on each edge, exits), ``calls.py`` (what parameters bring
-  in and call sites and `.param` variables hand on), ``recorder.py`` (the facts recorded);
+  ``data.py`` (data dependence: the values of operands, and the side table of registers
+  written once), ``results.py`` (what an instruction computes from its operands), ``sync.py``
+  (sync dependence: which enclosing divergent branches still split the threads along an edge),
+  ``control.py`` (control divergence: the control an instruction runs under, the threads on
+  each edge, exits), ``calls.py`` (what parameters bring in and call sites and `.param`
+  variables hand on), ``recorder.py`` (the facts recorded);
 - ``driver.py``: the interprocedural fixed point; ``facts.py``: what rules read;
   ``printer.py``: what ``ptxlint dump uniformity`` prints.
 """

@@ -3,8 +3,10 @@ the transfer per instruction and per edge), composed of objects that each own th
 LLVM's UniformityInfo composes its implementation over a sync-dependence analysis:
 
 - :class:`~ptxlint.analyses.uniformity.inputs.FunctionInputs`: what the function starts from;
-- :class:`~ptxlint.analyses.uniformity.data.DataTransfer`: the values of operands and results,
-  and the side table of registers written once;
+- :class:`~ptxlint.analyses.uniformity.data.DataTransfer`: the values of operands, and what
+  instructions write: the side table of registers written once, the rest in the state;
+- :class:`~ptxlint.analyses.uniformity.results.ResultValues`: what an instruction computes
+  from its operands;
 - :class:`~ptxlint.analyses.uniformity.sync.SyncDependence`: where a divergent branch's threads
   meet again;
 - :class:`~ptxlint.analyses.uniformity.control.ControlDivergence`: the control an instruction
@@ -26,6 +28,7 @@ from ptxlint.analyses.uniformity.facts import InstructionFacts
 from ptxlint.analyses.uniformity.inputs import FunctionInputs
 from ptxlint.analyses.uniformity.lattice import EMPTY_STATE, State, Value, join_control, join_exits, join_values
 from ptxlint.analyses.uniformity.recorder import FactRecorder
+from ptxlint.analyses.uniformity.results import ResultValues
 from ptxlint.analyses.uniformity.static import CALL, ELECT, EXIT, SHUFFLE, STORE_LOCAL, STORE_PARAMETER
 from ptxlint.analyses.uniformity.sync import SyncDependence
 from ptxlint.callgraph import callee_name
@@ -40,10 +43,12 @@ class UniformityAnalysis:
         self._visited_by_block = static.visited_by_block
         self._space = inputs.space
         self._exiting = inputs.exiting
-        self._data = data = DataTransfer(inputs, Parameters(inputs))
+        parameters = Parameters(inputs)
+        self._data = data = DataTransfer(inputs, parameters)
+        self._results = ResultValues(inputs, data, parameters)
         self._sync = SyncDependence(inputs, data)
         self._control = ControlDivergence(inputs, data, self._sync)
-        self._calls = CallSites(inputs, data)
+        self._calls = CallSites(inputs, data, self._results)
         self._recorder = FactRecorder(inputs, data, self._calls)
         self._recording = False
         self._entry = State({}, threads=self._space.everyone) if self._space is not None else EMPTY_STATE
@@ -121,15 +126,18 @@ class UniformityAnalysis:
                 self._recorder.record(index, instruction, state, execution, ())
             return self._control.exit(index, instruction, state, execution)
         if keys:
-            value = data.value(kind, index, instruction, state)
+            value = self._results.value(kind, index, instruction, state)
             if self._recording:
                 self._recorder.record(index, instruction, state, execution, (value,))
             return data.write(index, instruction, state, execution, keys, value)
         if kind == ELECT or kind == SHUFFLE or kind == CALL:
             # ``keys`` None: a sparse analysis found nobody reads the results.
-            results = []
+            results: list[tuple[ir.Register, Value]] = []
             if instruction.destination_count and keys is not None:
-                results = self._calls.results(index, instruction) if kind == CALL else data.results(kind, index, instruction, state)
+                if kind == CALL:
+                    results = self._calls.results(index, instruction)
+                else:
+                    results = self._results.results(kind, index, instruction, state)
             if self._recording:
                 self._recorder.record(index, instruction, state, execution, [value for _, value in results])
             if kind == CALL and state.threads is not None and (callee_name(instruction) or "") in self._exiting:

@@ -18,6 +18,7 @@ from ptxlint.source import Span
 
 if TYPE_CHECKING:
     from ptxlint.analyses.uniformity.data import DataTransfer
+    from ptxlint.analyses.uniformity.results import ResultValues
 
 
 class Parameters:
@@ -53,13 +54,15 @@ class Parameters:
 class CallSites:
     """What a function hands on through calls and `.param` variables. It owns the arguments
     collected per callee, the data value last stored to each `.param` variable and the join of
-    the values returned; it asks ``data`` for the values of operands."""
+    the values returned; it asks ``data`` for the values of operands, and ``results`` for the
+    origin of a result that varies."""
 
-    __slots__ = ("_data", "_returns", "_return_names", "_is_kernel", "_arguments", "_argument_data", "_returned")
+    __slots__ = ("_data", "_results", "_returns", "_return_names", "_is_kernel", "_arguments", "_argument_data", "_returned")
 
-    def __init__(self, inputs: FunctionInputs, data: DataTransfer) -> None:
+    def __init__(self, inputs: FunctionInputs, data: DataTransfer, results: ResultValues) -> None:
         function = inputs.function
         self._data = data
+        self._results = results
         self._returns = inputs.returns
         self._return_names = frozenset(parameter.name for parameter in function.return_parameters)
         self._is_kernel = function.is_kernel
@@ -108,7 +111,7 @@ class CallSites:
         callee = callee_name(instruction)
         value = self._returns.get(callee) if callee is not None else None
         if value is None:
-            value = self._data.varying(index, f"the result of calling `{callee or 'an indirect target'}` may differ between threads", instruction.opcode_span)
+            value = self._results.varying(index, f"the result of calling `{callee or 'an indirect target'}` may differ between threads", instruction.opcode_span)
         results = []
         for operand in instruction.destinations:
             elements = operand.elements if type(operand) is ir.ArgumentList else (operand,)

@@ -1,11 +1,11 @@
-"""Value uniformity (data dependence): the value an instruction writes, from the values of its
-operands, special registers and parameters, and how a write under divergent control raises it.
+"""Value uniformity (data dependence): the values of operands (registers, special registers,
+parameters), and how what an instruction writes is stored: raised to the control it was written
+under, in the state or in the side table.
 
 :class:`DataTransfer` owns the side table of registers written once (almost every register in
 compiler output: their values live here instead of in the states, with the epoch that makes the
-solver revisit a read of one that grew), the registers each block raised to its control, and
-its caches of origins. The rest of the analysis asks it for operand values and hands it what
-instructions write."""
+solver revisit a read of one that grew) and the registers each block raised to its control.
+What an instruction computes from its operands is ``results.py``'s question."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ from ptxlint.analyses.reaching_threads import Threads
 from ptxlint.analyses.uniformity.calls import Parameters
 from ptxlint.analyses.uniformity.inputs import FunctionInputs
 from ptxlint.analyses.uniformity.lattice import (
-    ELECTED,
     UNIFORM,
     Divergence,
     Origin,
@@ -27,29 +26,10 @@ from ptxlint.analyses.uniformity.lattice import (
     constant_of,
     control_origin,
     join,
-    subject_text,
-    with_level,
     without_bits,
 )
-from ptxlint.analyses.uniformity.static import (
-    ARITHMETIC,
-    BARRIER,
-    ELECT,
-    LANE_ARITHMETIC,
-    LOAD,
-    LOCAL_KEY,
-    PREDICATE,
-    SELECT,
-    SETP,
-    SOURCES,
-    VARYING,
-    WARP_RESULT,
-)
-from ptxlint.analyses.uniformity.thread_index import ThreadIndexArithmetic, integer_only
+from ptxlint.analyses.uniformity.static import LOCAL_KEY
 from ptxlint.isa.special_registers import UNIFORMITY, special_register_base
-from ptxlint.source import Span
-
-_FULL_MASKS = frozenset({-1, 0xFFFFFFFF})
 
 
 class DataTransfer:
@@ -66,7 +46,6 @@ class DataTransfer:
         self._liveness = inputs.liveness
         self._key_bits = static.key_bits
         self._parameters = parameters
-        self._thread_index = ThreadIndexArithmetic(inputs.lanes, inputs.space)
         # The side table: registers written once, by key, raised to the control they were
         # written under; the same before the raise (what a callee sees: it is analysed relative
         # to the threads that entered it); the keys read from it; its epoch.
@@ -79,7 +58,6 @@ class DataTransfer:
         # ``lower_raised``).
         self._raised: dict[int, dict[str, Value]] = {}
         self._specials: dict[int, tuple[ir.SpecialRegister, Value]] = {}
-        self._origins: dict[tuple[int, str], Origin] = {}
 
     # --- writes
 
@@ -247,7 +225,7 @@ class DataTransfer:
         position = self._names.register_parameters.get(register.name)
         return UNIFORM if position is None else self._parameters.value(position, register.span, register.name)
 
-    def _constant_operand(self, operand: ir.Operand, instruction: ir.Instruction, state: State) -> int | None:
+    def constant_operand(self, operand: ir.Operand, instruction: ir.Instruction, state: State) -> int | None:
         """The value of an immediate, or of a register known to hold a constant."""
         if type(operand) is ir.Immediate:
             return operand.value if isinstance(operand.value, int) else None
@@ -330,199 +308,8 @@ class DataTransfer:
         group_bits = (row & -row).bit_length() - 1
         return Value(self._lanes.level_of_group_bits(group_bits), None, origin)
 
-    def _sources_value(self, instruction: ir.Instruction, state: State) -> Value:
+    def sources_value(self, instruction: ir.Instruction, state: State) -> Value:
         value = UNIFORM
         for operand in instruction.sources:
             value = join(value, self.operand_value(operand, instruction, state))
         return without_bits(value)
-
-    # --- what an instruction writes
-
-    def results(self, kind: int, index: int, instruction: ir.Instruction, state: State) -> list[tuple[ir.Register, Value]]:
-        """What `elect` and `shfl` (``kind``) write, register by register."""
-        destinations = instruction.destinations
-        if kind == ELECT:
-            return self._elect(index, instruction, destinations)
-        return self._shuffle(index, instruction, state, destinations)
-
-    def value(self, kind: int, index: int, instruction: ir.Instruction, state: State) -> Value:
-        """The value an instruction writes to each of its destinations."""
-        if kind == ARITHMETIC:
-            return self._arithmetic(instruction, state)
-        if kind == SOURCES:
-            return self._sources_value(instruction, state)
-        if kind == SELECT:
-            return self._select(index, instruction, state)
-        if kind == LOAD:
-            return self._load(index, instruction, state)
-        if kind == SETP:
-            return self._compare(instruction, state)
-        if kind == VARYING:
-            return self.varying(index, f"the result of `{instruction.opcode.text}` differs between lanes", instruction.opcode_span)
-        if kind == WARP_RESULT:
-            return self._warp_result(index, instruction, state)
-        if kind == BARRIER:
-            return with_level(Level.CTA if len(instruction.sources) <= 2 else Level.WARP, None)
-        if kind == PREDICATE:
-            if self._space is not None:
-                return self._predicate_logic(instruction.opcode.base, instruction, state)
-            if instruction.opcode.base in LANE_ARITHMETIC:
-                return self._arithmetic(instruction, state)
-        return self._sources_value(instruction, state)
-
-    def _select(self, index: int, instruction: ir.Instruction, state: State) -> Value:
-        """`selp d, a, b, c` / `slct d, a, b, c`: ``a`` or ``b`` by ``c``. When the choice varies
-        more than the values chosen from (an allocated address for one thread, 0 for the others),
-        the selection is what made the result vary: it is the origin the user must see, rather
-        than whatever made ``c`` vary further back."""
-        value = self._sources_value(instruction, state)
-        sources = instruction.sources
-        if value.level == Level.CTA or len(sources) != 3:
-            return value
-        chosen = join(self.operand_value(sources[0], instruction, state), self.operand_value(sources[1], instruction, state))
-        if chosen.level >= value.level:
-            return value
-        condition = sources[2]
-        decided_by = self.operand_value(condition, instruction, state).origin
-        if decided_by is not None and decided_by.message == ELECTED:
-            # `selp d, 1, 0, p` of an elected `p` (CUTLASS's elect_one_sync): the election is the
-            # cause a reader recognises, not the selection that copies it.
-            return Value(value.level, None, decided_by)
-        message = (
-            f"`{instruction.opcode.base}` chooses between its values by `{subject_text(condition)}`, "
-            f"which is {value.level.adjective}"
-        )
-        origin = self._origins.get((index, message))
-        if origin is None:
-            origin = self._origins[(index, message)] = Origin(instruction.opcode_span, message)
-        return Value(value.level, None, origin)
-
-    def varying(self, index: int, message: str, span: Span) -> Value:
-        origin = self._origins.get((index, message))
-        if origin is None:
-            origin = self._origins[(index, message)] = Origin(span, message)
-        return Value(Level.THREAD, None, origin)
-
-    def _warp_result(self, index: int, instruction: ir.Instruction, state: State) -> Value:
-        """`vote.sync`, `redux.sync`, `match.all.sync`: equal in every lane of the mask; with a
-        full mask, warp-uniform."""
-        membermask = instruction.operands[-1] if instruction.operands else None
-        if membermask is not None and self._constant_operand(membermask, instruction, state) in _FULL_MASKS:
-            return Value(Level.WARP)
-        return self.varying(index, f"`{instruction.opcode.text}` with a partial mask differs between lanes", instruction.opcode_span)
-
-    def _elect(self, index: int, instruction: ir.Instruction, destinations: Sequence[ir.Operand]) -> list[tuple[ir.Register, Value]]:
-        """`elect.sync d|p`: the leader's lane id `d` is warp-uniform, `p` is true in one lane."""
-        pair = destinations[0] if destinations else None
-        if type(pair) is not ir.Pair:
-            return []
-        results = []
-        if type(pair.first) is ir.Register:
-            results.append((pair.first, Value(Level.WARP)))
-        if type(pair.second) is ir.Register:
-            results.append((pair.second, self.varying(index, ELECTED, instruction.opcode_span)))
-        return results
-
-    def _shuffle(
-        self, index: int, instruction: ir.Instruction, state: State, destinations: Sequence[ir.Operand]
-    ) -> list[tuple[ir.Register, Value]]:
-        """`shfl.sync.mode d|p, a, b, c, mask`. A warp-uniform `a` stays what it is in any mode;
-        `idx` with a full mask, uniform lane `b` and no segments (c = 0x1f) broadcasts one lane,
-        the CUTLASS/Triton idiom for a uniform warp index."""
-        sources = instruction.sources
-        destination = destinations[0] if destinations else None
-        registers = ir.registers_in(destination) if destination is not None else ()
-        if len(sources) < 4 or not registers:
-            return [(register, self._sources_value(instruction, state)) for register in registers]
-        data, lane, clamp, membermask = sources[:4]
-        data_value = self.operand_value(data, instruction, state)
-        full = self._constant_operand(membermask, instruction, state) in _FULL_MASKS
-        clamp_value = self._constant_operand(clamp, instruction, state)
-        lane_value = self.operand_value(lane, instruction, state)
-        lane_constant = constant_of(lane_value)
-        broadcast = (
-            full
-            and instruction.opcode.has("idx")
-            and clamp_value is not None
-            and (clamp_value >> 8) & 0x1F == 0
-            and lane_value.level <= Level.WARP
-            and (lane_constant is None or 0 <= lane_constant <= (clamp_value & 0x1F))
-        )
-        if full and data_value.level <= Level.WARP:
-            value = data_value
-        elif broadcast:
-            value = Value(Level.WARP)
-        else:
-            message = f"`{instruction.opcode.text}` reads a different lane in each thread"
-            value = self.varying(index, message, instruction.opcode_span)
-        results = [(registers[0], value)]
-        if len(registers) > 1:
-            in_range = Value(Level.WARP) if broadcast else self.varying(index, "the `shfl.sync` in-range predicate differs between lanes", instruction.opcode_span)
-            results.append((registers[1], in_range))
-        return results
-
-    def _load(self, index: int, instruction: ir.Instruction, state: State) -> Value:
-        """Loads are as uniform as their address, except from `.local` memory; `ld.param` reads
-        a kernel parameter (CTA-uniform), a `.func` parameter (the callers' join) or a `.param`
-        variable of a call sequence (tracked like a register)."""
-        modifiers = instruction.opcode.modifiers
-        address = next((operand for operand in instruction.sources if type(operand) is ir.Address), None)
-        if any(modifier.startswith("local") for modifier in modifiers):
-            if not self._private_local or address is None:
-                return self.varying(index, "`.local` memory is private to each thread", instruction.opcode_span)
-            # One of the values this function stores to `.local` memory (each thread reads its
-            # own copy), from a slot as uniform as the address.
-            self._read.add(LOCAL_KEY)
-            stored = self._single.get(LOCAL_KEY, UNIFORM)
-            return without_bits(join(stored, self.operand_value(address, instruction, state)))
-        if address is None:
-            return self._sources_value(instruction, state)
-        if any(modifier.startswith("param") for modifier in modifiers) and type(address.base) is ir.Symbol:
-            name = address.base.name
-            parameter = self._parameters.loaded(name, address.base.span)
-            if parameter is not None:
-                return parameter
-            return state.values.get("param:" + name, UNIFORM)
-        value = self.operand_value(address, instruction, state)
-        if value.level == Level.CTA:
-            return UNIFORM
-        origin = value.origin or Origin(address.span, "the address differs between threads")
-        return Value(value.level, None, origin)
-
-    # --- the thread-index arithmetic (``thread_index.py``), on operand values
-
-    def _arithmetic(self, instruction: ir.Instruction, state: State) -> Value:
-        sources = instruction.sources
-        if not sources or not integer_only(instruction.opcode):
-            return self._sources_value(instruction, state)
-        values = [self.operand_value(operand, instruction, state) for operand in sources]
-        return self._thread_index.arithmetic(instruction.opcode, values)
-
-    def _predicate_logic(self, base: str, instruction: ir.Instruction, state: State) -> Value:
-        """`mov`/`not`/`and`/`or`/`xor` of predicates keep exact `%tid.x` sets."""
-        fallback = self._sources_value(instruction, state)
-        sources = instruction.sources
-        if fallback.level == Level.CTA or not sources or len(sources) > 2:
-            return fallback
-        masks = []
-        for operand in sources:
-            value = self.operand_value(operand, instruction, state)
-            if type(value.bits) is not TidSet:
-                return fallback
-            masks.append(value.bits.mask)
-        return self._thread_index.predicate_logic(base, masks, fallback)
-
-    def _compare(self, instruction: ir.Instruction, state: State) -> Value:
-        """`setp.cmp p, a, b`: see ``thread_index.ThreadIndexArithmetic.compare``."""
-        fallback = self._sources_value(instruction, state)
-        sources = instruction.sources
-        if fallback.level == Level.CTA or len(sources) != 2:
-            return fallback
-        left, right = sources
-        swapped = type(left) is ir.Immediate and type(right) is not ir.Immediate
-        if swapped:
-            left, right = right, left
-        constant = self._constant_operand(right, instruction, state)
-        value = self.operand_value(left, instruction, state)
-        exact = len(instruction.destinations) == 1
-        return self._thread_index.compare(instruction.opcode.modifiers, value, constant, swapped, fallback, exact)

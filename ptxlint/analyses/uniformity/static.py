@@ -51,9 +51,8 @@ class StaticFacts:
     invariant: InvariantRegisters
     liveness: Liveness
     key_bits: dict[str, int]
-    # The blocks holding facts to record; those whose states matter (None: every block).
-    recorded_blocks: frozenset[int]
-    solved_blocks: frozenset[int] | None
+    recorded_blocks: frozenset[int]  # the blocks holding facts to record
+    solved_blocks: frozenset[int] | None  # the blocks whose states matter (None: every block)
 
 
 def prepare_static(
