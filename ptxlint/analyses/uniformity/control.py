@@ -21,7 +21,7 @@ from ptxlint.analyses.uniformity.sync import Control, SyncDependence
 
 
 class ControlDivergence:
-    """The control half of the uniformity transfer of one function (see the module docstring)."""
+    """The control-divergence transfer of one function (see the module docstring)."""
 
     def __init__(self, inputs: FunctionInputs, data: DataTransfer, sync: SyncDependence) -> None:
         self._cfg = inputs.cfg
