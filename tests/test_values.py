@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from ptxlint.analyses.roles import warps_where
 from ptxlint.analyses.path_conditions import PathContext
-from ptxlint.analyses.warp_value_bits import and_values, extract_field, insert_field, permute_bytes
-from ptxlint.analyses.warp_value_lattice import THREAD_INDEX, VARYING, TensorAddress, ThreadFunction, join_values
-from ptxlint.analyses.warp_value_lattice import add_values as add  # the arithmetic under test
-from ptxlint.analyses.warp_values import WarpValues
+from ptxlint.analyses.threads.values_bits import and_values, extract_field, insert_field, permute_bytes
+from ptxlint.analyses.threads.values_lattice import THREAD_INDEX, VARYING, TensorAddress, ThreadFunction, join_values
+from ptxlint.analyses.threads.values_lattice import add_values as add  # the arithmetic under test
+from ptxlint.analyses.threads.values import WarpValues
 
 
 def test_join_keeps_equal_values_and_forgets_columns() -> None:

@@ -95,7 +95,7 @@ from ptxlint.rules.base import Rule
 
 if TYPE_CHECKING:
     from ptxlint.analyses.roles import FunctionRoles
-    from ptxlint.analyses.warp_value_lattice import TensorAddress
+    from ptxlint.analyses.threads.values_lattice import TensorAddress
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:

@@ -3,7 +3,7 @@ runs — the facts the convergence rules (PTX101–PTX105) need.
 
 Model (after LLVM's UniformityAnalysis, on PTX registers instead of SSA values):
 
-- **Values.** Each register has a :class:`Value`: a :class:`~ptxlint.analyses.lanes.Level`
+- **Values.** Each register has a :class:`Value`: a :class:`~ptxlint.analyses.threads.tid_fields.Level`
   (CTA-uniform ⊑ warpgroup-uniform ⊑ warp-uniform ⊑ thread-varying), optionally an exact
   `%tid.x` bit field (so `%tid.x >> 5` is seen to be warp-uniform), and the :class:`Origin` that
   made it non-uniform (for diagnostic labels). Sources are special registers, atomics, loads from
@@ -52,7 +52,7 @@ everything.
 The package, one question per module:
 
 - ``lattice.py``: values, divergences, states and their joins;
-- ``thread_index.py``: exact `%tid.x` forms through arithmetic and comparisons;
+- ``threads/tid_arithmetic.py`` (beside this package): exact `%tid.x` forms through arithmetic and comparisons;
 - ``registers.py``: register keys by declaring scope, CTA-invariant registers (value numbering);
 - ``branches.py``: branches with their reconvergence points and dead-end successors;
 - ``correlation.py``: edges a splitting branch makes infeasible;

@@ -8,7 +8,7 @@ from typing import Sequence
 
 from ptxlint import cfg as cfg_module
 from ptxlint import ir
-from ptxlint.analyses.lanes import LaneModel, Level
+from ptxlint.analyses.threads.tid_fields import LaneModel, Level
 from ptxlint.analyses.reaching_threads import Threads, ThreadSpace
 from ptxlint.analyses.uniformity.calls import CallTransfer
 from ptxlint.analyses.uniformity.control import ControlTransfer
@@ -40,7 +40,7 @@ from ptxlint.analyses.uniformity.static import (
     StaticFacts,
     fresh_register_index,
 )
-from ptxlint.analyses.uniformity.thread_index import ThreadIndexArithmetic
+from ptxlint.analyses.threads.tid_arithmetic import ThreadIndexArithmetic
 from ptxlint.callgraph import callee_name
 from ptxlint.isa.aligned import Collective
 

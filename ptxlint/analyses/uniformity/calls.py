@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ptxlint import ir
-from ptxlint.analyses.lanes import Level
+from ptxlint.analyses.threads.tid_fields import Level
 from ptxlint.analyses.uniformity.lattice import UNIFORM, Divergence, Origin, State, Value, at_least, control_origin, join
 from ptxlint.analyses.uniformity.transfer import Transfer
 from ptxlint.callgraph import callee_name

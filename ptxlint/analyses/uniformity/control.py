@@ -10,7 +10,7 @@ from functools import cached_property
 from typing import cast
 
 from ptxlint import ir
-from ptxlint.analyses.lanes import Level, TidSet
+from ptxlint.analyses.threads.tid_fields import Level, TidSet
 from ptxlint.analyses.reaching_threads import Threads
 from ptxlint.analyses.uniformity.branches import BranchInfo
 from ptxlint.analyses.uniformity.lattice import (

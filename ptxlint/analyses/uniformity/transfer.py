@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Sequence
 if TYPE_CHECKING:
     from ptxlint import cfg as cfg_module
     from ptxlint import ir
-    from ptxlint.analyses.lanes import LaneModel, Level
+    from ptxlint.analyses.threads.tid_fields import LaneModel, Level
     from ptxlint.analyses.reaching_threads import Threads, ThreadSpace
     from ptxlint.analyses.registers import Liveness
     from ptxlint.analyses.uniformity.branches import BranchInfo
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ptxlint.analyses.uniformity.lattice import Divergence, Origin, State, Value
     from ptxlint.analyses.uniformity.registers import InvariantRegisters, RegisterNames
     from ptxlint.analyses.uniformity.static import WritePlan
-    from ptxlint.analyses.uniformity.thread_index import ThreadIndexArithmetic
+    from ptxlint.analyses.threads.tid_arithmetic import ThreadIndexArithmetic
     from ptxlint.isa.aligned import Collective
     from ptxlint.source import Span
 

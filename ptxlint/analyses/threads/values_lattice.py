@@ -1,4 +1,4 @@
-"""The abstract values of the per-warp values analysis (:mod:`ptxlint.analyses.warp_values`),
+"""The abstract values of the per-warp values analysis (:mod:`ptxlint.analyses.threads.values`),
 how two of them join, and what integer arithmetic does to them, warp by warp.
 
 The analysis gives each register one of these abstract values:

@@ -14,7 +14,7 @@ operands and hands their values here.
 from __future__ import annotations
 
 from ptxlint import ir
-from ptxlint.analyses.lanes import (
+from ptxlint.analyses.threads.tid_fields import (
     Constant,
     LaneModel,
     Level,

@@ -1,6 +1,6 @@
 """Which instructions the per-warp values analysis must evaluate: backward slices from what the
 tcgen05 rules read (TMEM addresses, MMA descriptors, guard and branch conditions). Everything
-else is skipped by :class:`~ptxlint.analyses.warp_values.WarpValues`.
+else is skipped by :class:`~ptxlint.analyses.threads.values.WarpValues`.
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@ analysis and its solution for one function.
 The tcgen05 checks need to know, for each warp of the CTA, which TMEM address a `tcgen05.ld`
 uses and which warps a branch on the warp index lets through. :class:`WarpValues` computes, before
 each instruction, the abstract value of each register (see
-:mod:`ptxlint.analyses.warp_value_lattice`; what an instruction computes is
-:mod:`ptxlint.analyses.warp_value_evaluation`). It is sparse: it visits only the instructions of
-the backward slices of :mod:`ptxlint.analyses.warp_value_slices`, evaluates once the registers
+:mod:`ptxlint.analyses.threads.values_lattice`; what an instruction computes is
+:mod:`ptxlint.analyses.threads.values_evaluation`). It is sparse: it visits only the instructions of
+the backward slices of :mod:`ptxlint.analyses.threads.values_slices`, evaluates once the registers
 whose value does not depend on the path, and drops block-local temporaries after their last use.
 """
 
@@ -16,9 +16,9 @@ from typing import Collection, Sequence
 
 from ptxlint.analyses.launch import block_shape
 from ptxlint.analyses.registers import RegisterIndex
-from ptxlint.analyses.warp_value_evaluation import WarpEvaluator
-from ptxlint.analyses.warp_value_lattice import VARYING, SharedAddress, ValueState, join_registers, join_values
-from ptxlint.analyses.warp_value_slices import Slices, slices
+from ptxlint.analyses.threads.values_evaluation import WarpEvaluator
+from ptxlint.analyses.threads.values_lattice import VARYING, SharedAddress, ValueState, join_registers, join_values
+from ptxlint.analyses.threads.values_slices import Slices, slices
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, StatesBefore, indices_by_block, solve_forward

@@ -1,9 +1,9 @@
 """What one instruction computes in each warp, from the abstract values of its operands.
 
 :class:`WarpEvaluator` is the half of the values analysis that knows nothing of control flow:
-given a state (the registers' abstract values of :mod:`ptxlint.analyses.warp_value_lattice`),
+given a state (the registers' abstract values of :mod:`ptxlint.analyses.threads.values_lattice`),
 it gives an operand's value, a predicate's truth per warp and the values an instruction writes.
-:class:`~ptxlint.analyses.warp_values.WarpValues`, the forward analysis, builds on it; the
+:class:`~ptxlint.analyses.threads.values.WarpValues`, the forward analysis, builds on it; the
 tcgen05 rules and analyses ask it through ``FunctionValues.analysis``.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Callable, Iterable, Sequence
 
 from ptxlint.analyses.launch import WARP_SIZE
-from ptxlint.analyses.warp_value_bits import and_values, extract_field, insert_field, permute_bytes, shift_right_address
-from ptxlint.analyses.warp_value_lattice import (
+from ptxlint.analyses.threads.values_bits import and_values, extract_field, insert_field, permute_bytes, shift_right_address
+from ptxlint.analyses.threads.values_lattice import (
     BINARY_OPERATIONS,
     LOGICAL_OPERATIONS,
     OPAQUE,
@@ -315,7 +315,7 @@ class WarpEvaluator:
 
     def _bit_fields(self, instruction: Instruction, sources: list[Value], bits: int, signed: bool) -> Value:
         """Masks, shifts, `bfi`, `bfe` and `prmt`, which can take a TMEM address apart and put
-        one together (see :mod:`ptxlint.analyses.warp_value_bits`)."""
+        one together (see :mod:`ptxlint.analyses.threads.values_bits`)."""
         base = instruction.opcode.base
         count = len(sources)
         if base == "and" and count == 2 and not instruction.opcode.has("pred"):
