@@ -19,6 +19,7 @@ import enum
 from dataclasses import dataclass
 
 from ptxlint.analyses.launch import WARP_SIZE, WARPGROUP_SIZE, BlockShape
+from ptxlint.analyses.threads.thread_sets import threads_where
 from ptxlint.isa.comparisons import NEGATED, holds
 
 _WARP_BITS = WARP_SIZE.bit_length() - 1  # 5
@@ -82,6 +83,12 @@ class TidBits:
 
     def field_only(self) -> TidBits:
         return TidBits(self.low, self.high, self.position)
+
+    def at(self, thread: int) -> int | None:
+        """The value in the thread whose `%tid.x` is ``thread`` (with no unknown addend), or None
+        where it may wrap around in a 32-bit register."""
+        value = (((thread >> self.low) & ((1 << min(self.width, _WORD_BITS)) - 1)) << self.position) + self.offset
+        return None if value >= 1 << 31 else value
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,17 +289,7 @@ def tid_set(bits: TidBits, comparison: str, constant: int, bound: int) -> int | 
     key = (bits, comparison, constant, bound)
     if key in _TID_SETS:
         return _TID_SETS[key]
-    width = (1 << min(bits.width, _WORD_BITS)) - 1
-    mask = 0
-    result: int | None = None
-    for thread in range(bound):
-        value = (((thread >> bits.low) & width) << bits.position) + bits.offset
-        if value >= 1 << 31:
-            break
-        if holds(comparison, value, constant):
-            mask |= 1 << thread
-    else:
-        result = mask
+    result = threads_where(bits.at, lambda value: holds(comparison, value, constant), bound)
     _TID_SETS[key] = result
     return result
 

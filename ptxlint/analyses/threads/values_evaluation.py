@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Sequence
 
 from ptxlint.analyses.launch import WARP_SIZE
+from ptxlint.analyses.threads.thread_sets import thread_bound, threads_where, warp_entries, warp_truths
 from ptxlint.analyses.threads.values_bits import and_values, extract_field, insert_field, permute_bytes, shift_right_address
 from ptxlint.analyses.threads.values_lattice import (
     BINARY_OPERATIONS,
@@ -206,45 +207,20 @@ class WarpEvaluator:
             return VARYING
         test = comparison(relation, signed)
         step = (lambda value: test(value, constant, bits)) if thread_first else (lambda value: test(constant, value, bits))
-        return self._per_warp_truth(lambda thread: _apply_or_none(step, function.evaluate(thread)))
-
-    def _per_warp_truth(self, function: Callable[[int], Entry]) -> Value:
-        """A comparison's truth per warp: True or False where every lane of the warp agrees,
-        None where its lanes differ (`%tid.x == 0` in warp 0: the branch on it keeps warp 0 on
-        both sides and sends the others one way); VARYING when some lane's value is unknown."""
-        entries: list[Entry] = []
-        for warp in self.warp_index:
-            first = function(warp * WARP_SIZE)
-            if first is None:
-                return VARYING
-            for thread in range(warp * WARP_SIZE + 1, min(warp * WARP_SIZE + WARP_SIZE, self.thread_count)):
-                value = function(thread)
-                if value is None:
-                    return VARYING
-                if value != first:
-                    first = None
-            entries.append(first)
-        if all(entry is None for entry in entries):
+        # The exact set of threads where it holds, as uniformity's `%tid.x` comparisons keep it;
+        # each warp sees its projection.
+        threads = threads_where(function.evaluate, step, thread_bound(self.warp_count, self.thread_count))
+        if threads is None:
             return VARYING
-        return normalise(tuple(entries))
-
-    def _per_warp_of_threads(self, function: Callable[[int], Entry]) -> Value:
-        """A per-warp value when every warp's lanes (those the block has) agree, else VARYING."""
-        entries = []
-        for warp in self.warp_index:
-            first = function(warp * WARP_SIZE)
-            if first is None:
-                return VARYING
-            for thread in range(warp * WARP_SIZE + 1, min(warp * WARP_SIZE + WARP_SIZE, self.thread_count)):
-                if function(thread) != first:
-                    return VARYING
-            entries.append(first)
-        return normalise(tuple(entries))
+        truths = warp_truths(threads, self.warp_count, self.thread_count)
+        if all(truth is None for truth in truths):
+            return VARYING
+        return normalise(truths)
 
     def _collapse(self, function: ThreadFunction) -> Value:
         """The per-warp value of ``function`` when each warp's lanes agree, else the function."""
-        collapsed = self._per_warp_of_threads(function.evaluate)
-        return function if collapsed is VARYING else collapsed
+        entries = warp_entries(function.evaluate, self.warp_count, self.thread_count)
+        return function if entries is None else normalise(entries)
 
     def _operate(self, instruction: Instruction, sources: list[Value]) -> Value:
         opcode = instruction.opcode
@@ -353,10 +329,6 @@ class WarpEvaluator:
 
 
 _UNMODELLED = Marker("UNMODELLED")
-
-
-def _apply_or_none(function: Callable[[int], Entry], value: int | None) -> Entry:
-    return None if value is None else function(value)
 
 
 def _tracked(value: Value) -> bool:
