@@ -41,6 +41,23 @@ def test_folded_lane_quarter_is_per_warp() -> None:
     assert quarter == tuple((warp % 4) << 21 for warp in range(8))
 
 
+def test_thread_index_fields_evaluate_like_their_chains() -> None:
+    # Shifts and masks keep `%tid.x` a field of uniformity's form; evaluated in closed form it
+    # must give every thread what the chain of steps gives, in 32- and 16-bit registers.
+    steps = [("shr", 5), ("shl", 16), ("and", 0x600000), ("and", 0xFFFFFFE0), ("and", 0x5), ("div", 64), ("rem", 128),
+             ("shl", 22), ("shr", 3), ("shl", 70), ("shr", 64), ("rem", 1), ("div", 3)]
+    for bits in (32, 16):
+        for first in steps:
+            for second in steps:
+                chain = (first + (bits,), second + (bits,))
+                function = THREAD_INDEX.then(chain[0])
+                function = function.then(chain[1]) if function is not None else None
+                assert function is not None
+                plain = ThreadFunction(chain)  # no field: the chain is evaluated
+                assert [function.evaluate(thread) for thread in range(1024)] == [plain.evaluate(thread) for thread in range(1024)]
+    assert THREAD_INDEX.then(("shl", 16, 32)).then(("and", 0x600000, 32)).field is not None  # type: ignore[union-attr]
+
+
 def test_adding_an_unknown_to_a_tmem_address_moves_its_column_only() -> None:
     values = WarpValues(warp_count=4, tid_x_is_linear=True)
     base = TensorAddress("slot+0", 0, 0)

@@ -277,6 +277,27 @@ def mask(bits: TidBits, value: int) -> tuple[TidBits | None, int | None]:
     return TidBits(low, high, first), low
 
 
+def field_operation(bits: TidBits, base: str, constant: int, unsigned: bool) -> tuple[bool, TidBits | None, int | None]:
+    """``bits base constant`` for the shifts and masks that keep a field, as both families
+    evaluate them: `shr`, `shl`, `and`, and (``unsigned``) `div` and `rem` by a power of two.
+    Returns (handled, field, lowest): handled False when the operation is not one of these or the
+    addend's low bits would leak into the result; else the resulting field, or None with the lowest
+    `%tid.x` bit the result still depends on (a mask that keeps non-contiguous bits), or None and
+    None when the result is 0 in every thread (only the addend may be left)."""
+    shift = power_of_two(constant)
+    if base == "shr" or (base == "div" and unsigned):
+        amount = constant if base == "shr" else shift
+        if amount is None or amount < 0 or bits.addend_alignment < amount:
+            return False, None, None
+        return True, shift_right(bits, amount), None
+    if base == "shl" and constant >= 0:
+        return True, shift_left(bits, constant), None
+    if base == "and" or (base == "rem" and unsigned and shift is not None):
+        field, lowest = mask(bits, constant if base == "and" else constant - 1)
+        return True, field, lowest if field is None else None
+    return False, None, None
+
+
 _TID_SETS: dict[tuple[TidBits, str, int, int], int | None] = {}
 
 

@@ -50,6 +50,9 @@ _THREAD_VARYING_SPECIALS = ("%tid", "%laneid", "%lanemask", "%warpid", "%smid", 
 _VARYING_BASES = frozenset({"atom", "elect", "activemask", "match", "tcgen05", "vote", "nanosleep"})
 _VARYING_OPERATIONS = frozenset({("mbarrier", "try_wait"), ("mbarrier", "test_wait")})
 
+# The thread-index bits below the warp index.
+_WARP_BITS = WARP_SIZE.bit_length() - 1
+
 # Operations on the thread index whose operands may be swapped.
 _COMMUTATIVE = frozenset({"add", "mul", "and", "or", "xor", "min", "max"})
 
@@ -219,7 +222,13 @@ class WarpEvaluator:
 
     def _collapse(self, function: ThreadFunction) -> Value:
         """The per-warp value of ``function`` when each warp's lanes agree, else the function."""
-        entries = warp_entries(function.evaluate, self.warp_count, self.thread_count)
+        field = function.field
+        if field is not None and field.low >= _WARP_BITS:
+            # Only warp bits of the thread index: the field's value in a warp's first lane is
+            # every lane's.
+            entries: tuple[Entry, ...] | None = tuple(field.at(warp * WARP_SIZE) for warp in self.warp_index)
+        else:
+            entries = warp_entries(function.evaluate, self.warp_count, self.thread_count)
         return function if entries is None else normalise(entries)
 
     def _operate(self, instruction: Instruction, sources: list[Value]) -> Value:
