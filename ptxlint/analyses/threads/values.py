@@ -18,11 +18,12 @@ from ptxlint.analyses.launch import block_shape
 from ptxlint.analyses.registers import RegisterIndex
 from ptxlint.analyses.threads.values_evaluation import WarpEvaluator
 from ptxlint.analyses.threads.values_lattice import VARYING, SharedAddress, ValueState, join_registers, join_values
+from ptxlint.analyses.threads.values_parameters import ParameterOffset, argument_stores, call_arguments, parameter_offset
 from ptxlint.analyses.threads.values_slices import Slices, slices
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, StatesBefore, indices_by_block, solve_forward
-from ptxlint.ir import Address, Function, Instruction
+from ptxlint.ir import Address, Function, Instruction, Operand
 from ptxlint.isa.tcgen05 import operation
 from ptxlint.passes import Pass
 
@@ -271,6 +272,30 @@ class FunctionValues:
     def warp_count(self) -> int:
         return self.analysis.warp_count
 
+    def call_arguments(self, index: int) -> tuple[int | None, ...]:
+        """For each argument of the `call` at ``index``, the `st.param` that writes it, or None."""
+        return call_arguments(self.cfg.function.instructions, self.cfg, index)
+
+    def parameter_offset(self, operand: Operand) -> ParameterOffset | None:
+        """``operand`` as one of the function's parameters plus a constant, on every path."""
+        return parameter_offset(self.cfg.function, self.names, operand)
+
+
+def _calls_to_tensor_memory_users(context: ModuleContext, function: Function) -> list[int]:
+    """The calls of ``function`` to functions that issue `tcgen05.ld`/`st` themselves: their
+    arguments may be TMEM addresses whose lanes the caller's warps choose."""
+    calls = context.result("call_graph")
+    sites = calls.call_sites.get(function.name, ())
+    if not sites:
+        return []
+    scan = context.result("tcgen05_scan")
+    functions = calls.functions
+    return [
+        site.instruction_index
+        for site in sites
+        if site.callee in functions and scan.issues_accesses(functions[site.callee])
+    ]
+
 
 def warp_count_of(context: ModuleContext, function: Function) -> tuple[int, bool]:
     """How many warps to tabulate, and whether the count is known from a launch directive."""
@@ -288,7 +313,8 @@ def function_values(context: ModuleContext, function: Function) -> FunctionValue
     shape = block_shape(function, context.options)
     names = context.result("registers", function)
     extents = (shape.x, shape.y, shape.z) if function.is_kernel and shape.x is not None else None
-    analysis = WarpValues(warp_count, shape.linear_tid_is_tid_x, slices(function, names), extents)  # type: ignore[arg-type]
+    stores = argument_stores(function.instructions, graph, _calls_to_tensor_memory_users(context, function))
+    analysis = WarpValues(warp_count, shape.linear_tid_is_tid_x, slices(function, names, stores), extents)  # type: ignore[arg-type]
     analysis.settle(function.instructions, names)
     analysis.find_allocation_slots(function.instructions)
     analysis.expire_block_locals(graph, names)
@@ -302,6 +328,6 @@ PASSES = (
         "registers as functions of the warp index; tensor-memory addresses and their lane fields",
         function_values,
         per_function=True,
-        requires=("cfg", "registers"),
+        requires=("cfg", "registers", "call_graph", "tcgen05_scan"),
     ),
 )

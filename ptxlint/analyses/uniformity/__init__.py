@@ -52,7 +52,7 @@ everything.
 The package, one question per module:
 
 - ``lattice.py``: values, divergences, states and their joins;
-- ``threads/tid_arithmetic.py`` (beside this package): exact `%tid.x` forms through arithmetic and comparisons;
+- ``thread_index.py``: exact `%tid.x` forms through arithmetic and comparisons;
 - ``registers.py``: register keys by declaring scope, CTA-invariant registers (value numbering);
 - ``branches.py``: branches with their reconvergence points and dead-end successors;
 - ``correlation.py``: edges a splitting branch makes infeasible;

@@ -40,7 +40,7 @@ from ptxlint.analyses.uniformity.static import (
     StaticFacts,
     fresh_register_index,
 )
-from ptxlint.analyses.threads.tid_arithmetic import ThreadIndexArithmetic
+from ptxlint.analyses.uniformity.thread_index import ThreadIndexArithmetic
 from ptxlint.callgraph import callee_name
 from ptxlint.isa.aligned import Collective
 

@@ -38,7 +38,7 @@ from ptxlint.analyses.uniformity.static import (
     VARYING,
     WARP_RESULT,
 )
-from ptxlint.analyses.threads.tid_arithmetic import integer_only
+from ptxlint.analyses.uniformity.thread_index import integer_only
 from ptxlint.analyses.uniformity.transfer import Transfer
 from ptxlint.isa.special_registers import UNIFORMITY, special_register_base
 from ptxlint.source import Span
@@ -389,7 +389,7 @@ class DataTransfer(Transfer):
         origin = value.origin or Origin(address.span, "the address differs between threads")
         return Value(value.level, None, origin)
 
-    # --- the thread-index arithmetic (``threads/tid_arithmetic.py``), on operand values
+    # --- the thread-index arithmetic (``thread_index.py``), on operand values
 
     def _arithmetic(self, instruction: ir.Instruction, state: State) -> Value:
         sources = instruction.sources

@@ -2,7 +2,7 @@
 
 A register's :class:`Value` is a :class:`~ptxlint.analyses.threads.tid_fields.Level` (CTA-uniform ⊑
 warpgroup-uniform ⊑ warp-uniform ⊑ thread-varying), optionally its exact symbolic form (see
-``threads/tid_arithmetic.py``), and the :class:`Origin` that made it non-uniform, for diagnostic labels. A
+``thread_index.py``), and the :class:`Origin` that made it non-uniform, for diagnostic labels. A
 :class:`Divergence` says why an instruction runs with part of the threads; a :class:`State` is
 what flows along the control-flow graph. Every join here returns one of its arguments itself
 when that is the join, so states keep comparing by identity (the solver's fast path).

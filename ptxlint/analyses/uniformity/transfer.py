@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ptxlint.analyses.uniformity.lattice import Divergence, Origin, State, Value
     from ptxlint.analyses.uniformity.registers import InvariantRegisters, RegisterNames
     from ptxlint.analyses.uniformity.static import WritePlan
-    from ptxlint.analyses.threads.tid_arithmetic import ThreadIndexArithmetic
+    from ptxlint.analyses.uniformity.thread_index import ThreadIndexArithmetic
     from ptxlint.isa.aligned import Collective
     from ptxlint.source import Span
 
