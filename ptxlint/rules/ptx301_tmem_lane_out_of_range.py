@@ -131,10 +131,16 @@ def _violations(roles: FunctionRoles, index: int, instruction: Instruction) -> I
     if not roles.warp_count_known and warps == roles.everyone:
         return
     address = next((operand for operand in instruction.operands if type(operand) is Address), None)
+    if address is not None:
+        yield from _outside_quarters(instruction, roles.tensor_addresses(index, address, warps))
+
+
+def _outside_quarters(instruction: Instruction, addresses: Iterable[tuple[int, TensorAddress]]) -> Iterator[tuple[int, range, range]]:
+    """Of (warp, the address it uses), those whose access leaves the warp's lane quarter."""
     count = lanes_touched(instruction.opcode.modifiers)
-    if address is None or count is None:
+    if count is None:
         return
-    for warp, entry in roles.tensor_addresses(index, address, warps):
+    for warp, entry in addresses:
         allowed = accessible_lanes(warp)
         for first in _first_lanes(instruction, entry):
             touched = range(first, first + count)
@@ -150,8 +156,7 @@ def _through_a_call(
     for the warps of each caller that pass it an address they compute (the first call with a
     violation is reported)."""
     address = next((operand for operand in instruction.operands if type(operand) is Address), None)
-    count = lanes_touched(instruction.opcode.modifiers)
-    if address is None or count is None or not roles.reachable(index):
+    if address is None or not roles.reachable(index):
         return None
     parameter = context.result("warp_values", function).parameter_offset(address)
     if parameter is None:
@@ -159,28 +164,25 @@ def _through_a_call(
     calls = context.result("call_graph")
     for site in calls.callers.get(function.name, ()):
         caller = calls.functions[site.caller]
-        stores = context.result("warp_values", caller).call_arguments(site.instruction_index)
-        store = stores[parameter.position] if parameter.position < len(stores) else None
-        if store is None:
+        arguments = context.result("warp_values", caller).call_arguments(site.instruction_index)
+        argument = arguments[parameter.position] if parameter.position < len(arguments) else None
+        if argument is None:
             continue
+        store, value = argument
         caller_roles = context.result("roles", caller)
         warps = caller_roles.warps_at(site.instruction_index, site.instruction) & roles.warps_at(index, instruction)
         if not caller_roles.warp_count_known and warps == caller_roles.everyone:
             continue
-        violations = []
-        for warp, argument in caller_roles.tensor_addresses(store, caller.instructions[store].operands[1], warps):
-            used = parameter.applied_to(argument)
-            if used is None:
-                continue
-            allowed = accessible_lanes(warp)
-            for first in _first_lanes(instruction, used):
-                touched = range(first, first + count)
-                if touched.start < allowed.start or touched.stop > allowed.stop:
-                    violations.append((warp, touched, allowed))
-                    break
+        used = (
+            (warp, parameter.applied_to(passed)) for warp, passed in caller_roles.tensor_addresses(store, value, warps)
+        )
+        violations = list(_outside_quarters(instruction, ((warp, entry) for warp, entry in used if entry is not None)))
         if violations:
             line = caller.instructions[store].span.line
-            label = Label(site.instruction.opcode_span, f"called from `{caller.name}`, which passes the address (`st.param` on line {line})")
+            label = Label(
+                site.instruction.opcode_span,
+                f"called from `{caller.name}`, which passes the address (`st.param` on line {line})",
+            )
             return _report(instruction, violations, (label,))
     return None
 

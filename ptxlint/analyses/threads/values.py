@@ -18,7 +18,13 @@ from ptxlint.analyses.launch import block_shape
 from ptxlint.analyses.registers import RegisterIndex
 from ptxlint.analyses.threads.values_evaluation import WarpEvaluator
 from ptxlint.analyses.threads.values_lattice import VARYING, SharedAddress, ValueState, join_registers, join_values
-from ptxlint.analyses.threads.values_parameters import ParameterOffset, argument_stores, call_arguments, parameter_offset
+from ptxlint.analyses.threads.values_parameters import (
+    ParameterOffset,
+    argument_stores,
+    call_arguments,
+    parameter_offset,
+    stored_value,
+)
 from ptxlint.analyses.threads.values_slices import Slices, slices
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import ModuleContext
@@ -272,9 +278,15 @@ class FunctionValues:
     def warp_count(self) -> int:
         return self.analysis.warp_count
 
-    def call_arguments(self, index: int) -> tuple[int | None, ...]:
-        """For each argument of the `call` at ``index``, the `st.param` that writes it, or None."""
-        return call_arguments(self.cfg.function.instructions, self.cfg, index)
+    def call_arguments(self, index: int) -> tuple[tuple[int, Operand] | None, ...]:
+        """For each argument of the `call` at ``index``, the `st.param` that writes it and the
+        operand it writes (whose value :meth:`state_before` that instruction tells), or None."""
+        instructions = self.cfg.function.instructions
+        found: list[tuple[int, Operand] | None] = []
+        for store in call_arguments(instructions, self.cfg, index):
+            value = None if store is None else stored_value(instructions[store])
+            found.append(None if store is None or value is None else (store, value))
+        return tuple(found)
 
     def parameter_offset(self, operand: Operand) -> ParameterOffset | None:
         """``operand`` as one of the function's parameters plus a constant, on every path."""
