@@ -51,7 +51,7 @@ _DECLARED_IN: dict[str, str] = {
     "registers": "ptxlint.analyses.registers",
     "uniformity": "ptxlint.analyses.uniformity.driver",
     "convergence": "ptxlint.analyses.convergence",
-    "warp_values": "ptxlint.analyses.warp_values",
+    "warp_values": "ptxlint.analyses.threads.values",
     "warp_branches": "ptxlint.analyses.roles",
     "roles": "ptxlint.analyses.roles",
     "tcgen05_scan": "ptxlint.analyses.tcgen05_scan",

@@ -112,7 +112,7 @@ def check(data: bytes, path: str = "fuzz.ptx") -> list:
 
 def _rule_crash_kind(source) -> str:  # type: ignore[no-untyped-def]
     """The driver reports a crashing rule in one line; rerun the rules to find where it crashed:
-    `IndexError in warp_value_lattice.py:_normalise` (a function, not a line: lines move as code is edited)."""
+    `IndexError in values_lattice.py:_normalise` (a function, not a line: lines move as code is edited)."""
     from ptxlint.context import ModuleContext
     from ptxlint.lower import lower
     from ptxlint.rules import ALL_RULES

@@ -4,7 +4,7 @@ point is reached by every thread that took a branch combine into "whole warps"."
 
 from __future__ import annotations
 
-from ptxlint.analyses.lanes import Level
+from ptxlint.analyses.threads.tid_fields import Level
 from ptxlint.analyses.reaching_threads import ThreadSpace
 
 WARP = (1 << 32) - 1

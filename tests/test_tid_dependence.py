@@ -7,7 +7,7 @@ from typing import Callable
 
 import pytest
 
-from ptxlint.analyses.lanes import (
+from ptxlint.analyses.threads.tid_fields import (
     TID_X,
     TidBits,
     TidDependence,

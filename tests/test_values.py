@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from ptxlint.analyses.roles import warps_where
 from ptxlint.analyses.path_conditions import PathContext
-from ptxlint.analyses.warp_value_bits import and_values, extract_field, insert_field, permute_bytes
-from ptxlint.analyses.warp_value_lattice import THREAD_INDEX, VARYING, TensorAddress, ThreadFunction, join_values
-from ptxlint.analyses.warp_value_lattice import add_values as add  # the arithmetic under test
-from ptxlint.analyses.warp_values import WarpValues
+from ptxlint.analyses.threads.values_bits import and_values, extract_field, insert_field, permute_bytes
+from ptxlint.analyses.threads.values_lattice import THREAD_INDEX, VARYING, TensorAddress, ThreadFunction, join_values
+from ptxlint.analyses.threads.values_lattice import add_values as add  # the arithmetic under test
+from ptxlint.analyses.threads.values import WarpValues
 
 
 def test_join_keeps_equal_values_and_forgets_columns() -> None:
@@ -39,6 +39,23 @@ def test_folded_lane_quarter_is_per_warp() -> None:
     shifted = values._thread_arithmetic("shl", [THREAD_INDEX, 16], 32)
     quarter = values._thread_arithmetic("and", [shifted, 6291456], 32)
     assert quarter == tuple((warp % 4) << 21 for warp in range(8))
+
+
+def test_thread_index_fields_evaluate_like_their_chains() -> None:
+    # Shifts and masks keep `%tid.x` a field of uniformity's form; evaluated in closed form it
+    # must give every thread what the chain of steps gives, in 32- and 16-bit registers.
+    steps = [("shr", 5), ("shl", 16), ("and", 0x600000), ("and", 0xFFFFFFE0), ("and", 0x5), ("div", 64), ("rem", 128),
+             ("shl", 22), ("shr", 3), ("shl", 70), ("shr", 64), ("rem", 1), ("div", 3)]
+    for bits in (32, 16):
+        for first in steps:
+            for second in steps:
+                chain = (first + (bits,), second + (bits,))
+                function = THREAD_INDEX.then(chain[0])
+                function = function.then(chain[1]) if function is not None else None
+                assert function is not None
+                plain = ThreadFunction(chain)  # no field: the chain is evaluated
+                assert [function.evaluate(thread) for thread in range(1024)] == [plain.evaluate(thread) for thread in range(1024)]
+    assert THREAD_INDEX.then(("shl", 16, 32)).then(("and", 0x600000, 32)).field is not None  # type: ignore[union-attr]
 
 
 def test_adding_an_unknown_to_a_tmem_address_moves_its_column_only() -> None:

@@ -14,7 +14,7 @@ from typing import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from ptxlint import ir
-from ptxlint.analyses.lanes import Level
+from ptxlint.analyses.threads.tid_fields import Level
 from ptxlint.context import ModuleContext
 from ptxlint.isa.aligned import COLLECTIVE_BASES, Collective, Scope
 from ptxlint.passes import Describe, Pass

@@ -11,9 +11,9 @@ Both branches vary within warp 0, yet the set of threads reaching the alloc is {
 of warp 0 and nothing of the others. This module computes that set.
 
 **Domain.** Threads are named by `%tid.x` (the lane model must hold: `%tid.x / 32` is the warp
-rank, see ``ptxlint/analyses/lanes.py``). For each warp the state keeps the *alternatives*: the
+rank, see ``ptxlint/analyses/threads/tid_fields.py``). For each warp the state keeps the *alternatives*: the
 possible sets of its lanes that reach the point, as 32-bit lane masks. A branch whose condition is
-an exact function of `%tid.x` (a :class:`~ptxlint.analyses.lanes.TidSet` predicate) intersects
+an exact function of `%tid.x` (a :class:`~ptxlint.analyses.threads.tid_fields.TidSet` predicate) intersects
 every alternative with the condition's lanes; a branch on a warp-uniform condition whose value we
 do not know sends each warp all one way, so each alternative ``a`` becomes ``a`` or nothing; a
 branch on thread-varying data (an `elect.sync` result, a loaded value) sends an unknown part of
@@ -38,7 +38,7 @@ smaller block only removes its top threads (a multiple of 32 of them under the l
 
 from __future__ import annotations
 
-from ptxlint.analyses.lanes import Level
+from ptxlint.analyses.threads.tid_fields import Level
 
 WARP_SIZE = 32
 _FULL_WARP = (1 << WARP_SIZE) - 1

@@ -3,7 +3,7 @@
 Warp-specialised kernels give warps roles with branches on the warp index (`if (warp == 0)` the
 MMA issuer, `else if (warp >= 4)` the epilogue). The state is the set of warps that may be at a
 point, as a bit mask; each edge out of a conditional branch keeps the warps for which the branch
-predicate, evaluated per warp by :mod:`ptxlint.analyses.warp_values`, can take that edge. The same
+predicate, evaluated per warp by :mod:`ptxlint.analyses.threads.values`, can take that edge. The same
 edge knowledge serves the path-sensitive tcgen05 analyses (:class:`Branch`,
 :meth:`BranchTable.guard_warps`).
 """
@@ -16,8 +16,8 @@ from typing import Callable
 
 from ptxlint.analyses.reaching_threads import ranges
 from ptxlint.analyses.registers import RegisterIndex
-from ptxlint.analyses.warp_value_lattice import TensorAddress, entry_for_warp
-from ptxlint.analyses.warp_values import FunctionValues, warp_count_of
+from ptxlint.analyses.threads.values_lattice import TensorAddress, entry_for_warp
+from ptxlint.analyses.threads.values import FunctionValues, warp_count_of
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, solve_forward
 from ptxlint.ir import Function, Instruction, Operand, Register

@@ -2,14 +2,14 @@
 
 Only columns are compared: an MMA's accumulator spans every lane its M covers, so two accesses
 are told apart by their columns. Footprints are relative to the allocation's first column (see
-:class:`~ptxlint.analyses.warp_value_lattice.TensorAddress`), so only addresses from the same allocation slot
+:class:`~ptxlint.analyses.threads.values_lattice.TensorAddress`), so only addresses from the same allocation slot
 compare.
 """
 
 from __future__ import annotations
 
-from ptxlint.analyses.warp_value_lattice import TensorAddress, ValueState, entry_for_warp
-from ptxlint.analyses.warp_values import FunctionValues
+from ptxlint.analyses.threads.values_lattice import TensorAddress, ValueState, entry_for_warp
+from ptxlint.analyses.threads.values import FunctionValues
 from ptxlint.ir import Address, Immediate, Instruction, Operand
 from ptxlint.isa.tcgen05 import (
     SHIFT_COLUMNS,

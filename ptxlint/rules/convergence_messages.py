@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from ptxlint.analyses.convergence import Site, short_opcode
-from ptxlint.analyses.lanes import Level
+from ptxlint.analyses.threads.tid_fields import Level
 from ptxlint.diagnostics import Diagnostic, Label
 from ptxlint.isa.aligned import Scope
 

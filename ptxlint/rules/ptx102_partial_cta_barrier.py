@@ -74,7 +74,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable, Iterator
 
 from ptxlint.analyses.convergence import Site, execution_cause
-from ptxlint.analyses.lanes import Level
+from ptxlint.analyses.threads.tid_fields import Level
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.rules.base import Rule

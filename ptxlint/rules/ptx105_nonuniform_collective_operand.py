@@ -56,7 +56,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ptxlint.analyses.lanes import Level
+from ptxlint.analyses.threads.tid_fields import Level
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.rules.base import Rule

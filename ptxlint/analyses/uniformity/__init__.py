@@ -3,7 +3,7 @@ runs — the facts the convergence rules (PTX101–PTX105) need.
 
 Model (after LLVM's UniformityAnalysis, on PTX registers instead of SSA values):
 
-- **Values.** Each register has a :class:`Value`: a :class:`~ptxlint.analyses.lanes.Level`
+- **Values.** Each register has a :class:`Value`: a :class:`~ptxlint.analyses.threads.tid_fields.Level`
   (CTA-uniform ⊑ warpgroup-uniform ⊑ warp-uniform ⊑ thread-varying), optionally an exact
   `%tid.x` bit field (so `%tid.x >> 5` is seen to be warp-uniform), and the :class:`Origin` that
   made it non-uniform (for diagnostic labels). Sources are special registers, atomics, loads from

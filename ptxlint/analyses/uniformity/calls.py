@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ptxlint import ir
-from ptxlint.analyses.lanes import Level
+from ptxlint.analyses.threads.tid_fields import Level
 from ptxlint.analyses.uniformity.inputs import FunctionInputs
 from ptxlint.analyses.uniformity.lattice import UNIFORM, Divergence, Origin, State, Value, at_least, control_origin, join
 from ptxlint.callgraph import callee_name

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ptxlint import ir
-from ptxlint.analyses.lanes import Level, TidSet
+from ptxlint.analyses.threads.tid_fields import Level, TidSet
 from ptxlint.analyses.reaching_threads import Threads, ThreadSpace
 from ptxlint.analyses.uniformity.branches import BranchInfo
 from ptxlint.analyses.uniformity.data import DataTransfer

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ptxlint import ir
-from ptxlint.analyses.lanes import TID_X, Constant, Level, Multiple, TidSet
+from ptxlint.analyses.threads.tid_fields import TID_X, Constant, Level, Multiple, TidSet
 from ptxlint.analyses.reaching_threads import Threads
 from ptxlint.analyses.uniformity.calls import Parameters
 from ptxlint.analyses.uniformity.inputs import FunctionInputs

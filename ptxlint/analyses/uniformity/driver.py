@@ -9,7 +9,7 @@ from typing import Callable, Sequence, Union
 
 from ptxlint import cfg as cfg_module
 from ptxlint import ir
-from ptxlint.analyses.lanes import LaneModel
+from ptxlint.analyses.threads.tid_fields import LaneModel
 from ptxlint.analyses.launch import block_shape
 from ptxlint.analyses.reaching_threads import ThreadSpace
 from ptxlint.analyses.registers import RegisterIndex

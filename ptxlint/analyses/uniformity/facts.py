@@ -9,7 +9,7 @@ from typing import Iterator
 
 from ptxlint import cfg as cfg_module
 from ptxlint import ir
-from ptxlint.analyses.lanes import Level
+from ptxlint.analyses.threads.tid_fields import Level
 from ptxlint.analyses.uniformity.lattice import Divergence, Value
 from ptxlint.isa.aligned import Collective
 

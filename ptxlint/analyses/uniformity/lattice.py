@@ -1,6 +1,6 @@
 """The uniformity lattice: values, divergences and the states of the forward analysis.
 
-A register's :class:`Value` is a :class:`~ptxlint.analyses.lanes.Level` (CTA-uniform ⊑
+A register's :class:`Value` is a :class:`~ptxlint.analyses.threads.tid_fields.Level` (CTA-uniform ⊑
 warpgroup-uniform ⊑ warp-uniform ⊑ thread-varying), optionally its exact symbolic form (see
 ``thread_index.py``), and the :class:`Origin` that made it non-uniform, for diagnostic labels. A
 :class:`Divergence` says why an instruction runs with part of the threads; a :class:`State` is
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ptxlint import ir
-from ptxlint.analyses.lanes import Constant, Form, Level, Multiple
+from ptxlint.analyses.threads.tid_fields import Constant, Form, Level, Multiple
 from ptxlint.analyses.reaching_threads import Threads
 from ptxlint.source import Span
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ptxlint import ir
-from ptxlint.analyses.lanes import Level
+from ptxlint.analyses.threads.tid_fields import Level
 from ptxlint.analyses.uniformity.calls import CallSites
 from ptxlint.analyses.uniformity.data import DataTransfer
 from ptxlint.analyses.uniformity.facts import InstructionFacts

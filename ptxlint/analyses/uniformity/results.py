@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ptxlint import ir
-from ptxlint.analyses.lanes import Level, TidSet
+from ptxlint.analyses.threads.tid_fields import Level, TidSet
 from ptxlint.analyses.uniformity.calls import Parameters
 from ptxlint.analyses.uniformity.data import DataTransfer
 from ptxlint.analyses.uniformity.inputs import FunctionInputs

@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING, cast
 
-from ptxlint.analyses.lanes import Level
+from ptxlint.analyses.threads.tid_fields import Level
 from ptxlint.analyses.uniformity.inputs import FunctionInputs
 from ptxlint.analyses.uniformity.lattice import Divergence, ranks_above, worse
 

@@ -14,7 +14,7 @@ operands and hands their values here.
 from __future__ import annotations
 
 from ptxlint import ir
-from ptxlint.analyses.lanes import (
+from ptxlint.analyses.threads.tid_fields import (
     Constant,
     LaneModel,
     Level,
@@ -25,6 +25,7 @@ from ptxlint.analyses.lanes import (
     carried,
     combined,
     dependence_of,
+    field_operation,
     mask,
     masked,
     power_of_two,
@@ -303,21 +304,13 @@ class ThreadIndexArithmetic:
         return at_most(Value(first.level, bits, first.origin), self.lanes.level_of_bits(bits))
 
     def _bits_value(self, base: str, opcode: ir.Opcode, bits: TidBits, constant: int, first: Value) -> Value | None:
-        shift = power_of_two(constant)
         unsigned = opcode.has("u32") or opcode.has("u64") or opcode.has("b32") or opcode.has("b64")
-        if base == "shr" or (base == "div" and unsigned):
-            amount = constant if base == "shr" else shift
-            if amount is None or amount < 0 or bits.addend_alignment < amount:
-                return None
-            return self._field_value(shift_right(bits, amount), first)
-        if base == "shl" and constant >= 0:
-            return self._field_value(shift_left(bits, constant), first)
-        if base == "and" or (base == "rem" and unsigned and shift is not None):
-            new_bits, lowest = mask(bits, constant if base == "and" else constant - 1)
-            if new_bits is None and lowest is not None:
-                return at_most(without_bits(first), self.lanes.level_of_bits(TidBits(lowest, None, 0)))
-            return self._field_value(new_bits, first)
-        return None
+        handled, new_bits, lowest = field_operation(bits, base, constant, unsigned)
+        if not handled:
+            return None
+        if new_bits is None and lowest is not None:
+            return at_most(without_bits(first), self.lanes.level_of_bits(TidBits(lowest, None, 0)))
+        return self._field_value(new_bits, first)
 
     def tid_set_value(self, mask: int, fallback: Value) -> Value:
         """A predicate true in exactly the threads of ``mask``, at the level its shape allows."""

@@ -4,9 +4,9 @@ analysis and its solution for one function.
 The tcgen05 checks need to know, for each warp of the CTA, which TMEM address a `tcgen05.ld`
 uses and which warps a branch on the warp index lets through. :class:`WarpValues` computes, before
 each instruction, the abstract value of each register (see
-:mod:`ptxlint.analyses.warp_value_lattice`; what an instruction computes is
-:mod:`ptxlint.analyses.warp_value_evaluation`). It is sparse: it visits only the instructions of
-the backward slices of :mod:`ptxlint.analyses.warp_value_slices`, evaluates once the registers
+:mod:`ptxlint.analyses.threads.values_lattice`; what an instruction computes is
+:mod:`ptxlint.analyses.threads.values_evaluation`). It is sparse: it visits only the instructions of
+the backward slices of :mod:`ptxlint.analyses.threads.values_slices`, evaluates once the registers
 whose value does not depend on the path, and drops block-local temporaries after their last use.
 """
 
@@ -16,13 +16,20 @@ from typing import Collection, Sequence
 
 from ptxlint.analyses.launch import block_shape
 from ptxlint.analyses.registers import RegisterIndex
-from ptxlint.analyses.warp_value_evaluation import WarpEvaluator
-from ptxlint.analyses.warp_value_lattice import VARYING, SharedAddress, ValueState, join_registers, join_values
-from ptxlint.analyses.warp_value_slices import Slices, slices
+from ptxlint.analyses.threads.values_evaluation import WarpEvaluator
+from ptxlint.analyses.threads.values_lattice import VARYING, SharedAddress, ValueState, join_registers, join_values
+from ptxlint.analyses.threads.values_parameters import (
+    ParameterOffset,
+    argument_stores,
+    call_arguments,
+    parameter_offset,
+    stored_value,
+)
+from ptxlint.analyses.threads.values_slices import Slices, slices
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, StatesBefore, indices_by_block, solve_forward
-from ptxlint.ir import Address, Function, Instruction
+from ptxlint.ir import Address, Function, Instruction, Operand
 from ptxlint.isa.tcgen05 import operation
 from ptxlint.passes import Pass
 
@@ -271,6 +278,36 @@ class FunctionValues:
     def warp_count(self) -> int:
         return self.analysis.warp_count
 
+    def call_arguments(self, index: int) -> tuple[tuple[int, Operand] | None, ...]:
+        """For each argument of the `call` at ``index``, the `st.param` that writes it and the
+        operand it writes (whose value :meth:`state_before` that instruction tells), or None."""
+        instructions = self.cfg.function.instructions
+        found: list[tuple[int, Operand] | None] = []
+        for store in call_arguments(instructions, self.cfg, index):
+            value = None if store is None else stored_value(instructions[store])
+            found.append(None if store is None or value is None else (store, value))
+        return tuple(found)
+
+    def parameter_offset(self, operand: Operand) -> ParameterOffset | None:
+        """``operand`` as one of the function's parameters plus a constant, on every path."""
+        return parameter_offset(self.cfg.function, self.names, operand)
+
+
+def _calls_to_tensor_memory_users(context: ModuleContext, function: Function) -> list[int]:
+    """The calls of ``function`` to functions that issue `tcgen05.ld`/`st` themselves: their
+    arguments may be TMEM addresses whose lanes the caller's warps choose."""
+    calls = context.result("call_graph")
+    sites = calls.call_sites.get(function.name, ())
+    if not sites:
+        return []
+    scan = context.result("tcgen05_scan")
+    functions = calls.functions
+    return [
+        site.instruction_index
+        for site in sites
+        if site.callee in functions and scan.issues_accesses(functions[site.callee])
+    ]
+
 
 def warp_count_of(context: ModuleContext, function: Function) -> tuple[int, bool]:
     """How many warps to tabulate, and whether the count is known from a launch directive."""
@@ -288,7 +325,8 @@ def function_values(context: ModuleContext, function: Function) -> FunctionValue
     shape = block_shape(function, context.options)
     names = context.result("registers", function)
     extents = (shape.x, shape.y, shape.z) if function.is_kernel and shape.x is not None else None
-    analysis = WarpValues(warp_count, shape.linear_tid_is_tid_x, slices(function, names), extents)  # type: ignore[arg-type]
+    stores = argument_stores(function.instructions, graph, _calls_to_tensor_memory_users(context, function))
+    analysis = WarpValues(warp_count, shape.linear_tid_is_tid_x, slices(function, names, stores), extents)  # type: ignore[arg-type]
     analysis.settle(function.instructions, names)
     analysis.find_allocation_slots(function.instructions)
     analysis.expire_block_locals(graph, names)
@@ -302,6 +340,6 @@ PASSES = (
         "registers as functions of the warp index; tensor-memory addresses and their lane fields",
         function_values,
         per_function=True,
-        requires=("cfg", "registers"),
+        requires=("cfg", "registers", "call_graph", "tcgen05_scan"),
     ),
 )

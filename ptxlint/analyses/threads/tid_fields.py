@@ -19,6 +19,7 @@ import enum
 from dataclasses import dataclass
 
 from ptxlint.analyses.launch import WARP_SIZE, WARPGROUP_SIZE, BlockShape
+from ptxlint.analyses.threads.thread_sets import threads_where
 from ptxlint.isa.comparisons import NEGATED, holds
 
 _WARP_BITS = WARP_SIZE.bit_length() - 1  # 5
@@ -82,6 +83,12 @@ class TidBits:
 
     def field_only(self) -> TidBits:
         return TidBits(self.low, self.high, self.position)
+
+    def at(self, thread: int) -> int | None:
+        """The value in the thread whose `%tid.x` is ``thread`` (with no unknown addend), or None
+        where it may wrap around in a 32-bit register."""
+        value = (((thread >> self.low) & ((1 << min(self.width, _WORD_BITS)) - 1)) << self.position) + self.offset
+        return None if value >= 1 << 31 else value
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,6 +277,27 @@ def mask(bits: TidBits, value: int) -> tuple[TidBits | None, int | None]:
     return TidBits(low, high, first), low
 
 
+def field_operation(bits: TidBits, base: str, constant: int, unsigned: bool) -> tuple[bool, TidBits | None, int | None]:
+    """``bits base constant`` for the shifts and masks that keep a field, as both families
+    evaluate them: `shr`, `shl`, `and`, and (``unsigned``) `div` and `rem` by a power of two.
+    Returns (handled, field, lowest): handled False when the operation is not one of these or the
+    addend's low bits would leak into the result; else the resulting field, or None with the lowest
+    `%tid.x` bit the result still depends on (a mask that keeps non-contiguous bits), or None and
+    None when the result is 0 in every thread (only the addend may be left)."""
+    shift = power_of_two(constant)
+    if base == "shr" or (base == "div" and unsigned):
+        amount = constant if base == "shr" else shift
+        if amount is None or amount < 0 or bits.addend_alignment < amount:
+            return False, None, None
+        return True, shift_right(bits, amount), None
+    if base == "shl" and constant >= 0:
+        return True, shift_left(bits, constant), None
+    if base == "and" or (base == "rem" and unsigned and shift is not None):
+        field, lowest = mask(bits, constant if base == "and" else constant - 1)
+        return True, field, lowest if field is None else None
+    return False, None, None
+
+
 _TID_SETS: dict[tuple[TidBits, str, int, int], int | None] = {}
 
 
@@ -282,17 +310,7 @@ def tid_set(bits: TidBits, comparison: str, constant: int, bound: int) -> int | 
     key = (bits, comparison, constant, bound)
     if key in _TID_SETS:
         return _TID_SETS[key]
-    width = (1 << min(bits.width, _WORD_BITS)) - 1
-    mask = 0
-    result: int | None = None
-    for thread in range(bound):
-        value = (((thread >> bits.low) & width) << bits.position) + bits.offset
-        if value >= 1 << 31:
-            break
-        if holds(comparison, value, constant):
-            mask |= 1 << thread
-    else:
-        result = mask
+    result = threads_where(bits.at, lambda value: holds(comparison, value, constant), bound)
     _TID_SETS[key] = result
     return result
 

@@ -1,11 +1,12 @@
 """Which instructions the per-warp values analysis must evaluate: backward slices from what the
 tcgen05 rules read (TMEM addresses, MMA descriptors, guard and branch conditions). Everything
-else is skipped by :class:`~ptxlint.analyses.warp_values.WarpValues`.
+else is skipped by :class:`~ptxlint.analyses.threads.values.WarpValues`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterable
 
 from ptxlint.analyses.registers import RegisterIndex
 from ptxlint.ir import Address, Function, Instruction, Operand, Register, SpecialRegister, registers_in
@@ -33,9 +34,11 @@ class Slices:
         return self.addresses | self.conditions
 
 
-def slices(function: Function, names: RegisterIndex) -> Slices:
+def slices(function: Function, names: RegisterIndex, argument_stores: Iterable[int] = ()) -> Slices:
+    """``argument_stores``: the `st.param` instructions that pass a TMEM address to a callee
+    (see :mod:`~ptxlint.analyses.threads.values_parameters`), whose value counts as an address."""
     instructions = function.instructions
-    addresses: list[str] = []
+    addresses: list[str] = [name for index in argument_stores for name in names.reads(index)]
     conditions: list[str] = []
     tcgen05: set[int] = set()
     for index, instruction in enumerate(instructions):

@@ -1,4 +1,4 @@
-"""The abstract values of the per-warp values analysis (:mod:`ptxlint.analyses.warp_values`),
+"""The abstract values of the per-warp values analysis (:mod:`ptxlint.analyses.threads.values`),
 how two of them join, and what integer arithmetic does to them, warp by warp.
 
 The analysis gives each register one of these abstract values:
@@ -27,8 +27,10 @@ would address a column past the 512 that exist.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import Callable, Union
 
+from ptxlint.analyses.threads.tid_fields import TID_X, TidBits, field_operation
 from ptxlint.ir import Instruction
 from ptxlint.isa.comparisons import RELATIONS, holds
 from ptxlint.isa.tcgen05 import COLUMN_MASK, LANE_SHIFT
@@ -76,16 +78,25 @@ MAX_THREAD_STEPS = 8
 class ThreadFunction:
     """The linear thread index followed by ``steps``: (operation, operand, bits) applied in order.
     The operand is a constant, another ThreadFunction (`%tid.x + %tid.y * 32`) or a per-warp
-    tuple of integers."""
+    tuple of integers.
+
+    While the steps are shifts and masks that keep the value a bit field of the thread index,
+    ``field`` is that value in uniformity's form (:class:`TidBits`), computed by the same
+    :func:`field_operation`: it is evaluated in closed form, and a field above bit 4 gives each
+    warp its value without looking at its lanes."""
 
     steps: tuple[ThreadStep, ...] = ()
+    field: TidBits | None = dataclass_field(default=None, compare=False)
 
     def then(self, step: ThreadStep) -> ThreadFunction | None:
         if len(self.steps) >= MAX_THREAD_STEPS:
             return None
-        return ThreadFunction(self.steps + (step,))
+        return ThreadFunction(self.steps + (step,), _field_after(self.field, step))
 
     def evaluate(self, thread: int) -> int | None:
+        field = self.field
+        if field is not None:
+            return field.at(thread)
         value = thread
         for operation_name, operand, bits in self.steps:
             kind = type(operand)  # mypy does not narrow through ``kind``: the ignores below
@@ -102,7 +113,27 @@ class ThreadFunction:
         return value
 
 
-THREAD_INDEX = ThreadFunction()
+# The steps that can keep a thread function a field, and the largest thread index (1024 threads).
+_FIELD_STEPS = frozenset({"shr", "shl", "and", "div", "rem"})
+_THREAD_INDEX_BITS = 10
+
+
+def _field_after(field: TidBits | None, step: ThreadStep) -> TidBits | None:
+    """The field a step leaves, when it is one the step's chain computes exactly: a plain field
+    whose every value fits the step's register below its sign bit, so that the chain's wrapping
+    and signedness never apply (else None, and the chain is evaluated)."""
+    operation_name, operand, bits = step
+    if field is None or type(operand) is not int or operation_name not in _FIELD_STEPS:
+        return None
+    handled, result, _ = field_operation(field, operation_name, operand, True)
+    if not handled or result is None or not result.plain:
+        return None
+    top = _THREAD_INDEX_BITS if result.high is None else min(result.high, _THREAD_INDEX_BITS)
+    largest = ((1 << (top - result.low)) - 1) << result.position if top > result.low else 0
+    return result if largest < 1 << min(bits, 31) else None
+
+
+THREAD_INDEX = ThreadFunction((), TID_X)
 
 Entry = Union[int, bool, SharedAddress, TensorAddress, None]
 Value = Union[Entry, tuple[Entry, ...], Marker, ThreadFunction]

@@ -1,12 +1,12 @@
 """Bit-field arithmetic on TMEM addresses, for the per-warp values analysis: masks (`and`),
 `bfi`, `bfe`, `prmt` and right shifts, on integers and on
-:class:`~ptxlint.analyses.warp_value_lattice.TensorAddress` values.
+:class:`~ptxlint.analyses.threads.values_lattice.TensorAddress` values.
 
 A TMEM address is a lane in bits 31–16 and a column in bits 15–0. `tcgen05.alloc` writes one with
 lane 0 and a column below 512, so a `TensorAddress(slot, lane, column)` holds the integer
 ``lane << 16`` in its upper half exactly, and in its lower half the allocation's unknown column
 plus ``column`` (``None``: an unknown column offset, taken never to carry into the lane field, as
-:mod:`~ptxlint.analyses.warp_value_lattice` does for additions). Operations that keep the lower
+:mod:`~ptxlint.analyses.threads.values_lattice` does for additions). Operations that keep the lower
 half whole and compute the upper half from known bits give an address again (`base & 0xFFFF` is
 the column part, `bfi d, lane, base, 16, 16` sets the lane); operations that keep only the upper
 half give an integer (`base & 0xFFFF0000` is 0, `base >> 16` the lane); everything else is
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TypeGuard
 
-from ptxlint.analyses.warp_value_lattice import OPAQUE, Argument, Entry, TensorAddress, wrap
+from ptxlint.analyses.threads.values_lattice import OPAQUE, Argument, Entry, TensorAddress, wrap
 from ptxlint.isa.tcgen05 import COLUMN_MASK, COLUMNS, LANE_SHIFT
 
 _HALF = LANE_SHIFT  # bits in the column half

@@ -1,9 +1,9 @@
 """What one instruction computes in each warp, from the abstract values of its operands.
 
 :class:`WarpEvaluator` is the half of the values analysis that knows nothing of control flow:
-given a state (the registers' abstract values of :mod:`ptxlint.analyses.warp_value_lattice`),
+given a state (the registers' abstract values of :mod:`ptxlint.analyses.threads.values_lattice`),
 it gives an operand's value, a predicate's truth per warp and the values an instruction writes.
-:class:`~ptxlint.analyses.warp_values.WarpValues`, the forward analysis, builds on it; the
+:class:`~ptxlint.analyses.threads.values.WarpValues`, the forward analysis, builds on it; the
 tcgen05 rules and analyses ask it through ``FunctionValues.analysis``.
 """
 
@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Callable, Iterable, Sequence
 
 from ptxlint.analyses.launch import WARP_SIZE
-from ptxlint.analyses.warp_value_bits import and_values, extract_field, insert_field, permute_bytes, shift_right_address
-from ptxlint.analyses.warp_value_lattice import (
+from ptxlint.analyses.threads.thread_sets import thread_bound, threads_where, warp_entries, warp_truths
+from ptxlint.analyses.threads.values_bits import and_values, extract_field, insert_field, permute_bytes, shift_right_address
+from ptxlint.analyses.threads.values_lattice import (
     BINARY_OPERATIONS,
     LOGICAL_OPERATIONS,
     OPAQUE,
@@ -48,6 +49,9 @@ _THREAD_VARYING_SPECIALS = ("%tid", "%laneid", "%lanemask", "%warpid", "%smid", 
 # Instructions whose result differs between threads whatever their operands.
 _VARYING_BASES = frozenset({"atom", "elect", "activemask", "match", "tcgen05", "vote", "nanosleep"})
 _VARYING_OPERATIONS = frozenset({("mbarrier", "try_wait"), ("mbarrier", "test_wait")})
+
+# The thread-index bits below the warp index.
+_WARP_BITS = WARP_SIZE.bit_length() - 1
 
 # Operations on the thread index whose operands may be swapped.
 _COMMUTATIVE = frozenset({"add", "mul", "and", "or", "xor", "min", "max"})
@@ -206,45 +210,26 @@ class WarpEvaluator:
             return VARYING
         test = comparison(relation, signed)
         step = (lambda value: test(value, constant, bits)) if thread_first else (lambda value: test(constant, value, bits))
-        return self._per_warp_truth(lambda thread: _apply_or_none(step, function.evaluate(thread)))
-
-    def _per_warp_truth(self, function: Callable[[int], Entry]) -> Value:
-        """A comparison's truth per warp: True or False where every lane of the warp agrees,
-        None where its lanes differ (`%tid.x == 0` in warp 0: the branch on it keeps warp 0 on
-        both sides and sends the others one way); VARYING when some lane's value is unknown."""
-        entries: list[Entry] = []
-        for warp in self.warp_index:
-            first = function(warp * WARP_SIZE)
-            if first is None:
-                return VARYING
-            for thread in range(warp * WARP_SIZE + 1, min(warp * WARP_SIZE + WARP_SIZE, self.thread_count)):
-                value = function(thread)
-                if value is None:
-                    return VARYING
-                if value != first:
-                    first = None
-            entries.append(first)
-        if all(entry is None for entry in entries):
+        # The exact set of threads where it holds, as uniformity's `%tid.x` comparisons keep it;
+        # each warp sees its projection.
+        threads = threads_where(function.evaluate, step, thread_bound(self.warp_count, self.thread_count))
+        if threads is None:
             return VARYING
-        return normalise(tuple(entries))
-
-    def _per_warp_of_threads(self, function: Callable[[int], Entry]) -> Value:
-        """A per-warp value when every warp's lanes (those the block has) agree, else VARYING."""
-        entries = []
-        for warp in self.warp_index:
-            first = function(warp * WARP_SIZE)
-            if first is None:
-                return VARYING
-            for thread in range(warp * WARP_SIZE + 1, min(warp * WARP_SIZE + WARP_SIZE, self.thread_count)):
-                if function(thread) != first:
-                    return VARYING
-            entries.append(first)
-        return normalise(tuple(entries))
+        truths = warp_truths(threads, self.warp_count, self.thread_count)
+        if all(truth is None for truth in truths):
+            return VARYING
+        return normalise(truths)
 
     def _collapse(self, function: ThreadFunction) -> Value:
         """The per-warp value of ``function`` when each warp's lanes agree, else the function."""
-        collapsed = self._per_warp_of_threads(function.evaluate)
-        return function if collapsed is VARYING else collapsed
+        field = function.field
+        if field is not None and field.low >= _WARP_BITS:
+            # Only warp bits of the thread index: the field's value in a warp's first lane is
+            # every lane's.
+            entries: tuple[Entry, ...] | None = tuple(field.at(warp * WARP_SIZE) for warp in self.warp_index)
+        else:
+            entries = warp_entries(function.evaluate, self.warp_count, self.thread_count)
+        return function if entries is None else normalise(entries)
 
     def _operate(self, instruction: Instruction, sources: list[Value]) -> Value:
         opcode = instruction.opcode
@@ -315,7 +300,7 @@ class WarpEvaluator:
 
     def _bit_fields(self, instruction: Instruction, sources: list[Value], bits: int, signed: bool) -> Value:
         """Masks, shifts, `bfi`, `bfe` and `prmt`, which can take a TMEM address apart and put
-        one together (see :mod:`ptxlint.analyses.warp_value_bits`)."""
+        one together (see :mod:`ptxlint.analyses.threads.values_bits`)."""
         base = instruction.opcode.base
         count = len(sources)
         if base == "and" and count == 2 and not instruction.opcode.has("pred"):
@@ -353,10 +338,6 @@ class WarpEvaluator:
 
 
 _UNMODELLED = Marker("UNMODELLED")
-
-
-def _apply_or_none(function: Callable[[int], Entry], value: int | None) -> Entry:
-    return None if value is None else function(value)
 
 
 def _tracked(value: Value) -> bool:
