@@ -11,7 +11,7 @@ from ptxlint import cfg as cfg_module
 from ptxlint import ir
 from ptxlint.analyses.registers import RegisterIndex, live_in
 from ptxlint.analyses.uniformity.branches import find_branches
-from ptxlint.analyses.uniformity.correlation import correlated_branches
+from ptxlint.analyses.threads.conditions import correlated_branches
 from ptxlint.analyses.uniformity.registers import InvariantRegisters, RegisterNames, register_of_key
 from ptxlint.dataflow import indices_by_block
 from ptxlint.isa.aligned import Collective

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ptxlint.analyses.reaching_threads import Threads, ThreadSpace
     from ptxlint.analyses.registers import Liveness
     from ptxlint.analyses.uniformity.branches import BranchInfo
-    from ptxlint.analyses.uniformity.correlation import Correlated
+    from ptxlint.analyses.threads.conditions import Correlated
     from ptxlint.analyses.uniformity.facts import InstructionFacts, Summaries
     from ptxlint.analyses.uniformity.lattice import Divergence, Origin, State, Value
     from ptxlint.analyses.uniformity.registers import InvariantRegisters, RegisterNames
