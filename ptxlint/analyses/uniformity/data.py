@@ -40,6 +40,7 @@ from ptxlint.analyses.uniformity.static import (
 )
 from ptxlint.analyses.uniformity.thread_index import integer_only
 from ptxlint.analyses.uniformity.transfer import Transfer
+from ptxlint.isa.barriers import cta_barrier_of
 from ptxlint.isa.special_registers import UNIFORMITY, special_register_base
 from ptxlint.source import Span
 
@@ -260,7 +261,8 @@ class DataTransfer(Transfer):
         if kind == WARP_RESULT:
             return self._warp_result(index, instruction, state)
         if kind == BARRIER:
-            return with_level(Level.CTA if len(instruction.sources) <= 2 else Level.WARP, None)
+            barrier = cta_barrier_of(instruction)  # `bar.red`: the CTA's reduction, or its participants'
+            return with_level(Level.CTA if barrier is None or barrier.whole_cta else Level.WARP, None)
         if kind == PREDICATE:
             if self.space is not None:
                 return self._predicate_logic(instruction.opcode.base, instruction, state)

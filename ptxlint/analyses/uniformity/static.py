@@ -15,6 +15,7 @@ from ptxlint.analyses.threads.conditions import correlated_branches
 from ptxlint.analyses.uniformity.registers import InvariantRegisters, RegisterNames, register_of_key
 from ptxlint.dataflow import indices_by_block
 from ptxlint.isa.aligned import Collective
+from ptxlint.isa.barriers import BARRIER_BASES
 
 # Results that differ per lane whatever the inputs: per-lane fragments of matrix instructions,
 # atomics, and waits that may succeed in some lanes first.
@@ -198,7 +199,7 @@ def instruction_kind(opcode: ir.Opcode) -> int:
         kind = WARP_RESULT
     elif base in ("ld", "ldu"):
         kind = LOAD
-    elif base == "bar" or base == "barrier":
+    elif base in BARRIER_BASES:
         kind = BARRIER
     elif base == "setp":
         kind = SETP
