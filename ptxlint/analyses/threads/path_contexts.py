@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence, overload
 
-from ptxlint.analyses.threads.conditions import Condition, Fact, equality, read_comparison, values_where, disjoint, with_terms
+from ptxlint.analyses.threads.conditions import Condition, Fact, contradicts, equality, read_comparison, values_where, with_terms
 from ptxlint.ir import Immediate, Instruction, Pair, Register
 from ptxlint.isa.types import integer_types
 
@@ -343,18 +343,11 @@ def _with_definitions(found: dict[str, tuple[Fact, ...]], predicates: Iterable[D
 def _contradicts(outcomes: frozenset[Fact] | set[Fact], condition: Condition, holds: bool) -> bool:
     """Whether a known outcome contradicts ``condition`` being ``holds``: the same condition
     with the other value, or a comparison of the same register with a constant whose values do
-    not meet (:func:`~ptxlint.analyses.threads.conditions.values_where`)."""
+    not meet (:func:`~ptxlint.analyses.threads.conditions.contradicts`)."""
     if (condition, not holds) in outcomes:
         return True
     asked = values_where(condition, holds)
     if asked is None:
         return False
-    register, width, intervals = asked
-    for known in outcomes:
-        _, left, right = known[0]
-        if left != register and right != register:
-            continue
-        values = values_where(*known)
-        if values is not None and values[0] == register and values[1] == width and disjoint(values[2], intervals):
-            return True
-    return False
+    register = asked[0]
+    return any(register in known[0][1:] and contradicts(known, (condition, holds)) for known in outcomes)
