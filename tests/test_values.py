@@ -4,7 +4,7 @@ values, arithmetic on TMEM addresses and the warp index, and path-condition cont
 from __future__ import annotations
 
 from ptxlint.analyses.roles import warps_where
-from ptxlint.analyses.path_conditions import PathContext
+from ptxlint.analyses.threads.path_contexts import PathContext
 from ptxlint.analyses.threads.values_bits import and_values, extract_field, insert_field, permute_bytes
 from ptxlint.analyses.threads.values_lattice import THREAD_INDEX, VARYING, TensorAddress, ThreadFunction, join_values
 from ptxlint.analyses.threads.values_lattice import add_values as add  # the arithmetic under test
@@ -69,7 +69,7 @@ def test_adding_an_unknown_to_a_tmem_address_moves_its_column_only() -> None:
 
 
 def test_a_second_equal_test_cannot_go_the_other_way() -> None:
-    context = PathContext(warps=0b1111, predicates=frozenset({("%p1", ("eq", "%r1", 0), True)}))
+    context = PathContext(warps=0b1111, predicates=frozenset({("%p1", ("eq.b32", "%r1", 0), True)}))
     taken = context.assume("%p1", True, 0b1111)
     assert taken is not None
     again = taken.assume("%p1", False, 0b1111)
@@ -77,9 +77,32 @@ def test_a_second_equal_test_cannot_go_the_other_way() -> None:
 
 
 def test_a_register_equal_to_two_constants_is_infeasible() -> None:
-    known = frozenset({(("eq", "%r1", 0), True)})
-    context = PathContext(0b1111, known, frozenset({("%p2", ("eq", "%r1", 1), True)}))
+    known = frozenset({(("eq.b32", "%r1", 0), True)})
+    context = PathContext(0b1111, known, frozenset({("%p2", ("eq.b32", "%r1", 1), True)}))
     assert context.assume("%p2", True, 0b1111) is None
+
+
+def test_a_comparison_outside_an_earlier_range_is_infeasible() -> None:
+    # warp == 5 known; `setp.lt.u32 %p2, %r1, 4` cannot hold on this path.
+    known = frozenset({(("eq.b32", "%r1", 5), True)})
+    context = PathContext(0b1111, known, frozenset({("%p2", ("lt.u32", "%r1", 4), True)}))
+    assert context.assume("%p2", True, 0b1111) is None
+    assert context.assume("%p2", False, 0b1111) is not None
+
+
+def test_signed_and_unsigned_spellings_of_a_constant_are_one_condition() -> None:
+    from ptxlint.lower import lower
+    from ptxlint.source import SourceFile
+    from ptxlint.analyses.threads.conditions import read_comparison
+
+    text = (
+        ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k() {\n.reg .pred %p<3>;\n.reg .b32 %r<2>;\n"
+        "setp.ne.s32 %p1, %r1, -1;\nsetp.eq.u32 %p2, 4294967295, %r1;\nret;\n}\n"
+    )
+    function = lower(SourceFile.from_bytes("k.ptx", text.encode())).functions[0]
+    first, second = (read_comparison(instruction, lambda register: register.name) for instruction in function.instructions[:2])
+    assert first == (("eq.b32", "%r1", 4294967295), False)
+    assert second == (("eq.b32", "%r1", 4294967295), True)
 
 
 def test_a_branch_keeps_only_the_warps_that_can_take_it() -> None:

@@ -34,7 +34,8 @@ from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, StatesBefore, solve_forward
 from ptxlint.ir import Address, Function, Immediate, Instruction, Register
 from ptxlint.isa import proxies
-from ptxlint.isa.hand_offs import hand_off, is_cta_barrier
+from ptxlint.isa.barriers import cta_barrier_of, is_cluster_barrier
+from ptxlint.isa.hand_offs import HAND_OFF_BASES, hand_off
 from ptxlint.isa.proxies import Access
 from ptxlint.passes import Describe, Pass
 
@@ -362,12 +363,10 @@ _HAND_OFF, _FENCE, _INIT_FENCE, _INIT, _WAIT_BARRIER, _USE_BARRIER, _CP_ARRIVE, 
     "hand-off", "fence", "init fence", "init", "barrier wait", "barrier use", "cp.async arrive", "call",
 )
 _GROUP_KINDS = frozenset({proxies.CP_ASYNC_COMMIT, proxies.BULK_COMMIT, proxies.CP_ASYNC_WAIT, proxies.BULK_WAIT, proxies.CP_ASYNC_WAIT_ALL, _CP_ARRIVE})
-# The opcode bases of the instructions the analysis follows: the rest (arithmetic, moves,
-# comparisons, most of a kernel) are not classified at all.
-_FOLLOWED_BASES = frozenset({
-    "call", "cp", "fence", "mbarrier", "st", "stmatrix", "ld", "ldmatrix", "atom", "red", "wgmma", "tcgen05",
-    "bar", "barrier", "exit", "ret",
-})
+# The opcode bases of the instructions the analysis follows (shared-memory accesses, fences,
+# calls and every hand-off): the rest (arithmetic, moves, comparisons, most of a kernel) are not
+# classified at all.
+_FOLLOWED_BASES = frozenset({"call", "fence", "stmatrix", "ld", "ldmatrix", "wgmma"}) | HAND_OFF_BASES
 # Kinds followed only with a known buffer.
 _NEEDS_BUFFER = frozenset({_WRITE, _HAND_OFF_WRITE, _READ, _ASYNC_READ, _LOAD, _CP_ASYNC, _STORE, _INIT, _USE_BARRIER})
 
@@ -431,11 +430,10 @@ def _meets_every_thread(instruction: Instruction) -> bool:
     (`bar.sync 0`, `__syncthreads()`), or the cluster barrier (its arrive: what an init must
     come before)."""
     base, modifiers = instruction.opcode.base, instruction.opcode.modifiers
-    if base == "barrier" and modifiers[:1] == ("cluster",):
+    if is_cluster_barrier(base, modifiers):
         return "arrive" in modifiers
-    if not is_cta_barrier(base, modifiers) or "arrive" in modifiers or "red" in modifiers:
-        return False
-    return len(instruction.operands) == 1  # the barrier id alone: every thread of the CTA
+    barrier = cta_barrier_of(instruction)
+    return barrier is not None and barrier.operation == "sync" and barrier.identifier is not None and barrier.whole_cta
 
 
 

@@ -9,10 +9,9 @@ from ptxlint.analyses.launch import WARP_SIZE
 from ptxlint.analyses.registers import RegisterIndex
 from ptxlint.context import ModuleContext
 from ptxlint.ir import Function, Immediate, Instruction, Operand, Register
+from ptxlint.isa.barriers import BARRIER_BASES, CtaBarrier, cta_barrier_of
 from ptxlint.passes import Describe, Pass
 
-_OPERATIONS = ("sync", "arrive", "red")
-_WAITS = frozenset({"sync", "red"})
 BARRIER_IDS = 16  # barriers 0..15 per CTA
 
 #: A use's thread count when it has no count operand: every thread of the CTA.
@@ -23,50 +22,45 @@ UNKNOWN = "unknown"
 
 @dataclass(frozen=True, slots=True)
 class BarrierUse:
-    """One CTA barrier instruction: what it does, on which barrier, with how many threads."""
+    """One CTA barrier instruction: what it does (its form, :mod:`ptxlint.isa.barriers`), on
+    which barrier, with how many threads."""
 
     index: int
     instruction: Instruction
-    operation: str  # sync, arrive or red
+    form: CtaBarrier
     barrier: int | None  # None: not a constant (or out of range)
     count: int | str  # a constant, CTA or UNKNOWN
 
     @property
+    def operation(self) -> str:
+        """sync, arrive or red."""
+        return self.form.operation
+
+    @property
     def waits(self) -> bool:
         """`sync` and `red` wait for the barrier to complete; `arrive` does not."""
-        return self.operation in _WAITS
+        return self.form.waits
 
     @property
     def aligned(self) -> bool:
         """`bar.*` is `barrier.*.aligned`: every thread of a warp must execute the same one."""
-        return self.instruction.opcode.base == "bar" or "aligned" in self.instruction.opcode.modifiers
+        return self.form.aligned
 
     @property
     def name(self) -> str:
-        opcode = self.instruction.opcode
-        cta = ".cta" if "cta" in opcode.modifiers else ""
-        return f"{opcode.base}{cta}.{self.operation}"
+        return self.form.name
 
+    @property
+    def identifier_operand(self) -> Operand:
+        """The operand naming the barrier."""
+        assert self.form.identifier is not None  # the pass keeps only barriers with an id
+        return self.instruction.operands[self.form.identifier]
 
-def barrier_operands(instruction: Instruction) -> tuple[str, Operand, Operand | None] | None:
-    """For a CTA barrier (`bar{.cta}.op a{, b}`, `barrier{.cta}.op{.aligned} a{, b}`, `bar.red`
-    with its destination first and predicate last): its operation, its id operand and its count
-    operand (None when it has none). None for anything else (`bar.warp.sync`, `barrier.cluster`)."""
-    opcode = instruction.opcode
-    if opcode.base not in ("bar", "barrier"):
-        return None
-    modifiers = opcode.modifiers
-    if "warp" in modifiers or "cluster" in modifiers:
-        return None
-    operation = next((modifier for modifier in modifiers if modifier in _OPERATIONS), None)
-    if operation is None:
-        return None
-    operands = instruction.operands
-    first = instruction.destination_count
-    last = len(operands) - (1 if operation == "red" else 0)
-    if last <= first:
-        return None
-    return operation, operands[first], operands[first + 1] if last - first >= 2 else None
+    @property
+    def count_operand(self) -> Operand | None:
+        """The operand giving the thread count (None: every thread of the CTA)."""
+        position = self.form.thread_count
+        return None if position is None else self.instruction.operands[position]
 
 
 def _constant(operand: Operand, function: Function, names: RegisterIndex) -> int | None:
@@ -92,25 +86,24 @@ def _barrier_uses(context: ModuleContext, function: Function) -> tuple[BarrierUs
     found = []
     names: RegisterIndex | None = None
     for index, instruction in enumerate(function.instructions):
-        if instruction.opcode.base not in ("bar", "barrier"):
+        if instruction.opcode.base not in BARRIER_BASES:
             continue
-        parts = barrier_operands(instruction)
-        if parts is None:
+        form = cta_barrier_of(instruction)
+        if form is None or form.identifier is None:
             continue
         if names is None:
             names = context.result("registers", function)
-        operation, identifier, count_operand = parts
-        barrier = _constant(identifier, function, names)
+        barrier = _constant(instruction.operands[form.identifier], function, names)
         if barrier is not None and not 0 <= barrier < BARRIER_IDS:
             barrier = None
         count: int | str
-        if count_operand is None:
+        if form.thread_count is None:
             count = CTA
         else:
-            value = _constant(count_operand, function, names)
+            value = _constant(instruction.operands[form.thread_count], function, names)
             # A count that is not a whole number of warps is PTX405's (ptxas rejects it).
             count = value if value is not None and value > 0 and value % WARP_SIZE == 0 else UNKNOWN
-        found.append(BarrierUse(index, instruction, operation, barrier, count))
+        found.append(BarrierUse(index, instruction, form, barrier, count))
     return tuple(found)
 
 

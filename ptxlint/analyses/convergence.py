@@ -17,6 +17,7 @@ from ptxlint import ir
 from ptxlint.analyses.threads.tid_fields import Level
 from ptxlint.context import ModuleContext
 from ptxlint.isa.aligned import COLLECTIVE_BASES, Collective, Scope
+from ptxlint.isa.barriers import barrier_name
 from ptxlint.passes import Describe, Pass
 
 if TYPE_CHECKING:
@@ -50,9 +51,12 @@ class Site:
 
 
 def short_opcode(opcode: ir.Opcode) -> str:
+    """The operation without its type and shape modifiers: a barrier as
+    :func:`~ptxlint.isa.barriers.barrier_name` names it, else the base and first modifier."""
+    name = barrier_name(opcode.base, opcode.modifiers)
+    if name is not None:
+        return name
     first = opcode.modifiers[0] if opcode.modifiers else ""
-    if opcode.base in ("bar", "barrier") and first in ("cta", "cluster") and len(opcode.modifiers) > 1:
-        return f"{opcode.base}.{first}.{opcode.modifiers[1]}"
     return f"{opcode.base}.{first}" if first else opcode.base
 
 

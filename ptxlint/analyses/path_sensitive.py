@@ -1,13 +1,13 @@
 """Path-sensitive forward analyses: the state is a small set of *path classes*, each a payload
 (what the rule tracks: pending loads, live allocations) with a
-:class:`~ptxlint.analyses.path_conditions.PathContext` — what the branches taken so far say: the
+:class:`~ptxlint.analyses.threads.path_contexts.PathContext` — what the branches taken so far say: the
 outcome of conditions on registers not written since, and the warps still possible.
 
 Two paths with the same payload merge into one class whose context keeps only what both know, so
 the number of classes is bounded by the number of distinct payloads. A branch whose condition
 contradicts a class's context (the second `if (warp == 0)` after the first one failed) removes
 that class from the edge: such a path is infeasible. How conditions are read and compared is
-:mod:`ptxlint.analyses.path_conditions`; the paths shown to the user are
+:mod:`ptxlint.analyses.threads.conditions`; the paths shown to the user are
 :mod:`ptxlint.analyses.path_witness`.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Callable, Generic, Hashable, Iterable, Sequence, TypeVar
 
-from ptxlint.analyses.path_conditions import PathContext
+from ptxlint.analyses.threads.path_contexts import PathContext
 from ptxlint.analyses.registers import live_in
 from ptxlint.analyses.roles import Branch, BranchTable, all_warps
 from ptxlint.dataflow import indices_by_block

@@ -11,7 +11,8 @@ from typing import Callable
 from ptxlint.analyses.tcgen05_scan import called_operations
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.ir import Function
-from ptxlint.isa.hand_offs import CONFLICTING, HAND_OFF_BASES, hand_off, is_cta_barrier
+from ptxlint.isa.barriers import is_cta_barrier
+from ptxlint.isa.hand_offs import CONFLICTING, HAND_OFF_BASES, hand_off
 from ptxlint.isa.tcgen05 import operation
 
 # Instructions the barrier search visits at most, from one barrier; past it the barrier is

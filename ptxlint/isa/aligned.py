@@ -24,6 +24,7 @@ import enum
 from dataclasses import dataclass
 
 from ptxlint.ir import Address, Instruction
+from ptxlint.isa.barriers import BARRIER_BASES, cta_barrier_of, is_cluster_barrier
 
 
 class Scope(enum.IntEnum):
@@ -60,11 +61,10 @@ class Collective:
 # tcgen05 operations that a whole warp issues together (§9.7.16.7.1, §9.7.16.8.3–5).
 _TCGEN05_WARP_OPERATIONS = frozenset({"ld", "st", "wait::ld", "wait::st", "alloc", "dealloc", "relinquish_alloc_permit"})
 _MATRIX_BASES = frozenset({"ldmatrix", "stmatrix", "movmatrix"})
-_BARRIER_OPERATIONS = frozenset({"sync", "arrive", "red"})
 # Every opcode base that some collective has: the rest of an instruction stream (nine in ten
 # instructions of a GEMM) is settled by one set lookup.
 COLLECTIVE_BASES = frozenset(
-    {"tcgen05", "wmma", "mma", "tensormap", "wgmma", "setmaxnreg", "barrier", "bar"} | _MATRIX_BASES
+    {"tcgen05", "wmma", "mma", "tensormap", "wgmma", "setmaxnreg"} | BARRIER_BASES | _MATRIX_BASES
 )
 
 
@@ -87,33 +87,16 @@ def collective(instruction: Instruction) -> Collective | None:
         return Collective(Scope.WARP, True) if first == "cp_fenceproxy" else None
     if base in ("wgmma", "setmaxnreg"):
         return Collective(Scope.WARPGROUP, True)
-    if base == "barrier" and first == "cluster":
+    if is_cluster_barrier(base, opcode.modifiers):
         return Collective(Scope.WARP, True) if opcode.has("aligned") else None
-    if base in ("bar", "barrier"):
-        return _cta_barrier(instruction)
+    barrier = cta_barrier_of(instruction)
+    if barrier is not None:
+        # The barrier id and the thread count; `.red`'s predicate is per-thread data.
+        return Collective(
+            Scope.CTA, barrier.aligned, barrier=True, thread_count=barrier.thread_count is not None,
+            uniform_operands=barrier.operands,
+        )
     return None
-
-
-def _cta_barrier(instruction: Instruction) -> Collective | None:
-    """`bar{.cta}.op a{, b}` and `barrier{.cta}.op{.aligned} a{, b}`; `bar.red` also has a
-    destination and a predicate, `bar.warp.sync` is a membermask instruction."""
-    modifiers = instruction.opcode.modifiers
-    operation = next((modifier for modifier in modifiers if modifier in _BARRIER_OPERATIONS), None)
-    if operation is None or "warp" in modifiers:
-        return None
-    aligned = instruction.opcode.base == "bar" or "aligned" in modifiers
-    # Operands after the destination: the barrier id, then an optional thread count; `.red`
-    # ends with its (possibly negated) predicate, which is per-thread data.
-    first = instruction.destination_count
-    last = len(instruction.operands) - (1 if operation == "red" else 0)
-    identifiers = tuple(range(first, last))
-    return Collective(
-        Scope.CTA,
-        aligned,
-        barrier=True,
-        thread_count=len(identifiers) >= 2,
-        uniform_operands=identifiers,
-    )
 
 
 def _tcgen05_uniform_operands(instruction: Instruction, operation: str) -> tuple[int, ...]:

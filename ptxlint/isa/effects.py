@@ -6,6 +6,8 @@ result at all (stores, barriers, branches, asynchronous copies, most tcgen05 ope
 
 from __future__ import annotations
 
+from ptxlint.isa.barriers import BARRIER_BASES
+
 # Opcode bases (the text before the first dot) that never have a register destination.
 NO_DESTINATION_BASES = frozenset(
     {
@@ -30,8 +32,6 @@ NO_DESTINATION_OPERATIONS = frozenset(
     }
 )
 
-# Barriers produce a value only in their reduction form (`bar.red.popc.u32 d, 0, p`).
-BARRIER_BASES = frozenset({"bar", "barrier"})
 
 
 def destination_count(base: str, modifiers: tuple[str, ...]) -> int:
@@ -47,7 +47,7 @@ def destination_count(base: str, modifiers: tuple[str, ...]) -> int:
 def writes_first_operand(base: str, modifiers: tuple[str, ...]) -> bool:
     """Whether the first operand of this instruction is a destination."""
     first = modifiers[0] if modifiers else ""
-    if base in BARRIER_BASES:
+    if base in BARRIER_BASES:  # a value only in the reduction form (`bar.red.popc.u32 d, 0, p`)
         return "red" in modifiers
     if base in NO_DESTINATION_BASES or (base, first) in NO_DESTINATION_OPERATIONS:
         return False

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ptxlint.isa.barriers import BARRIER_BASES, cta_barrier
 from ptxlint.isa.shapes import SPLIT_SHAPE, TCGEN05_REGISTERS_PER_THREAD, tcgen05_num, tcgen05_shape
 from ptxlint.isa.values import has_scale_input_d
 
@@ -53,7 +54,7 @@ def _index(modifiers: tuple[str, ...], modifier: str | None) -> int | None:
 
 
 # The only instructions qualifier_problems judges: callers skip computing operand kinds for the rest.
-JUDGED_BASES = frozenset({"tcgen05", "st", "ldmatrix", "bar", "barrier", "wmma", "mma", "wgmma"})
+JUDGED_BASES = frozenset({"tcgen05", "st", "ldmatrix", "wmma", "mma", "wgmma"}) | BARRIER_BASES
 
 
 def qualifier_problems(base: str, modifiers: tuple[str, ...], operand_kinds: tuple[str, ...]) -> list[QualifierProblem]:
@@ -71,7 +72,8 @@ def qualifier_problems(base: str, modifiers: tuple[str, ...], operand_kinds: tup
         return _st_async(modifiers)
     if base == "ldmatrix":
         return _ldmatrix(modifiers)
-    if base in ("bar", "barrier") and "arrive" in modifiers and len(operand_kinds) == 1:
+    barrier = cta_barrier(base, modifiers, len(operand_kinds)) if base in BARRIER_BASES else None
+    if barrier is not None and barrier.operation == "arrive" and barrier.identifier is not None and barrier.whole_cta:
         return [QualifierProblem(
             _index(modifiers, "arrive"), "`.arrive` needs the thread-count operand",
             "name the number of threads that take part, as the waiting side does")]

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ptxlint.isa.barriers import BARRIER_BASES, cta_barrier
+
 
 @dataclass(frozen=True)
 class Limit:
@@ -81,7 +83,7 @@ WGMMA_SCALE_D = Limit("scale-d of `wgmma.mma_async`", 0, 1)
 PHASE_PARITY = Limit("the phase parity", 0, 1)
 
 # The only instructions value_limits bounds: callers skip computing operand kinds for the rest.
-LIMITED_BASES = frozenset({"tcgen05", "setmaxnreg", "bar", "barrier", "wgmma", "mbarrier"})
+LIMITED_BASES = frozenset({"tcgen05", "setmaxnreg", "wgmma", "mbarrier"}) | BARRIER_BASES
 
 
 def value_limits(base: str, modifiers: tuple[str, ...], operand_kinds: tuple[str, ...]) -> dict[int, Limit]:
@@ -105,8 +107,8 @@ def value_limits(base: str, modifiers: tuple[str, ...], operand_kinds: tuple[str
         if any(m in modifiers for m in ("s32", "b1")):
             return {3: WGMMA_SCALE_D}
         return {3: WGMMA_SCALE_D, 4: WGMMA_SCALE, 5: WGMMA_SCALE, 6: WGMMA_TRANSPOSE, 7: WGMMA_TRANSPOSE}
-    if base in ("bar", "barrier") and operation not in ("warp", "cluster"):
-        return _barrier(modifiers, len(operand_kinds))
+    if base in BARRIER_BASES:
+        return _barrier(base, modifiers, len(operand_kinds))
     return {}
 
 
@@ -119,9 +121,15 @@ def has_scale_input_d(modifiers: tuple[str, ...], operand_kinds: tuple[str, ...]
     return len(operand_kinds) == expected_without_scale + 1 and operand_kinds[-1] == "immediate"
 
 
-def _barrier(modifiers: tuple[str, ...], operand_count: int) -> dict[int, Limit]:
-    """`bar.sync a{, b}`; the reduction form has its destination first and a predicate last:
-    `bar.red.popc.u32 d, a{, b}, {!}c`."""
-    if "red" in modifiers:
-        return {1: BARRIER_ID, 2: BARRIER_THREADS} if operand_count == 4 else {1: BARRIER_ID}
-    return {0: BARRIER_ID, 1: ARRIVE_THREADS if "arrive" in modifiers else BARRIER_THREADS}
+def _barrier(base: str, modifiers: tuple[str, ...], operand_count: int) -> dict[int, Limit]:
+    """A CTA barrier's id and thread count, wherever its form puts them (`bar.sync a{, b}`,
+    `bar.red.popc.u32 d, a{, b}, {!}c`)."""
+    form = cta_barrier(base, modifiers, operand_count)
+    if form is None:
+        return {}
+    limits: dict[int, Limit] = {}
+    if form.identifier is not None:
+        limits[form.identifier] = BARRIER_ID
+    if form.thread_count is not None:
+        limits[form.thread_count] = ARRIVE_THREADS if form.operation == "arrive" else BARRIER_THREADS
+    return limits

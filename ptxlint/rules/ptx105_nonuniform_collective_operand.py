@@ -75,17 +75,17 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
             text = _source_text(context, operand.span)
             message = f"operand `{text}` of `{site.short_name}` must be the same in every thread of the warp, but it varies per thread"
             labels = [Label(value.origin.span, value.origin.message)] if value.origin is not None else []
-            yield RULE.diagnostic(operand.span, message, labels=labels, help=_help(site.short_name))
+            yield RULE.diagnostic(operand.span, message, labels=labels, help=_help(site.short_name, site.requirement.barrier))
 
 
-def _help(name: str) -> str:
+def _help(name: str, barrier: bool) -> str:
     if name.startswith("tcgen05"):
         return (
             "a tensor-memory address must be the same in every lane: the base `tcgen05.alloc` wrote to shared "
             "memory, plus the warp's lane quarter in bits 31–16 (`((warp % 4) * 32) << 16`, with `warp` "
             f"{WARP_INDEX}); each lane's row follows from the access shape, not from its address"
         )
-    if name.startswith(("bar", "barrier")):
+    if barrier:  # a CTA barrier's id and thread count
         return f"compute the barrier id and thread count from constants or {WARP_INDEX}, not from `threadIdx.x`"
     return (
         f"compute it from warp-uniform values, such as {WARP_INDEX} rather than `threadIdx.x`, or broadcast one "

@@ -100,7 +100,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ptxlint.analyses.barriers import CTA, UNKNOWN, BarrierUse, barrier_operands
+from ptxlint.analyses.barriers import CTA, UNKNOWN, BarrierUse
 from ptxlint.analyses.launch import WARP_SIZE, block_shape
 from ptxlint.analyses.reaching_threads import ranges
 from ptxlint.context import ModuleContext
@@ -187,13 +187,9 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
 
 def _register_notes(use: Use) -> list[str]:
     """What the registers holding the id and the count are (CUTLASS's inline asm: `bar.sync %r5, %r6`)."""
-    parts = barrier_operands(use.instruction)
-    if parts is None:
-        return []
-    _, identifier, count = parts
     held = [
         f"`{operand.name}` is {value}"
-        for operand, value in ((identifier, use.barrier), (count, use.count))
+        for operand, value in ((use.use.identifier_operand, use.barrier), (use.use.count_operand, use.count))
         if type(operand) is Register and type(value) is int
     ]
     return [f"{' and '.join(held)}, set by `mov`"] if held else []

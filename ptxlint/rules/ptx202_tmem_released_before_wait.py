@@ -79,7 +79,8 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function, Instruction
-from ptxlint.isa.hand_offs import HAND_OFF_BASES, KERNEL_RET, RELEASE_STORE, hand_off, is_cta_barrier
+from ptxlint.isa.barriers import is_cta_barrier
+from ptxlint.isa.hand_offs import HAND_OFF_BASES, KERNEL_RET, RELEASE_STORE, hand_off
 from ptxlint.rules.base import Rule
 from ptxlint.rules.tcgen05_messages import pending_labels, wait_advice, waiting_instruction, witness_labels
 

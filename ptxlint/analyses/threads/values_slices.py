@@ -10,12 +10,11 @@ from typing import Iterable
 
 from ptxlint.analyses.registers import RegisterIndex
 from ptxlint.ir import Address, Function, Instruction, Operand, Register, SpecialRegister, registers_in
+from ptxlint.isa.hand_offs import HAND_OFF_BASES
 
 # Guards whose per-warp truth the tcgen05 rules use: branches and exits (which warps go where),
-# tcgen05 operations, calls and the hand-offs of PTX202.
-_GUARDS_THAT_MATTER = frozenset(
-    {"bra", "brx", "ret", "exit", "tcgen05", "call", "mbarrier", "bar", "barrier", "atom", "red", "st", "cp"}
-)
+# calls, and the bases of the hand-offs of PTX202 (tcgen05 operations, barriers, arrives, stores).
+_GUARDS_THAT_MATTER = frozenset({"bra", "brx", "call"}) | HAND_OFF_BASES
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ Model (after LLVM's UniformityAnalysis, on PTX registers instead of SSA values):
   When the branch can split threads only if a CTA-uniform comparison in its `and`/`or`/`not`
   condition holds, edges guarded by a contradicting comparison of the same register are
   infeasible meanwhile: the entry is left on them and at the post-dominator of the graph without
-  them (``correlation.py``). An instruction runs at the level of the worst enclosing
+  them (``threads/conditions.py``). An instruction runs at the level of the worst enclosing
   branch and its own guard; at warp level, a proven split of a warpgroup (an exact `%tid.x` set
   taking some of its warps) ranks above an unproven one (``Divergence.proven``). Values it writes take that level (sync dependence; a loop with a divergent exit
   covers its whole body, so values carried out of it are divergent — temporal divergence).
@@ -55,7 +55,6 @@ The package, one question per module:
 - ``thread_index.py``: exact `%tid.x` forms through arithmetic and comparisons;
 - ``registers.py``: register keys by declaring scope, CTA-invariant registers (value numbering);
 - ``branches.py``: branches with their reconvergence points and dead-end successors;
-- ``correlation.py``: edges a splitting branch makes infeasible;
 - ``static.py``: instruction kinds, the sparse slice, what a function prepares once;
 - ``inputs.py``: what the analysis of one function starts from, one immutable value;
 - ``analysis.py``: the pass over one function, what the solver calls (lattice operations and

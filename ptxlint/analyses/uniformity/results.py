@@ -43,6 +43,7 @@ from ptxlint.analyses.uniformity.static import (
     WARP_RESULT,
 )
 from ptxlint.analyses.uniformity.thread_index import ThreadIndexArithmetic, integer_only
+from ptxlint.isa.barriers import cta_barrier_of
 from ptxlint.source import Span
 
 _FULL_MASKS = frozenset({-1, 0xFFFFFFFF})
@@ -83,7 +84,8 @@ class ResultValues:
         if kind == WARP_RESULT:
             return self._warp_result(index, instruction, state)
         if kind == BARRIER:
-            return with_level(Level.CTA if len(instruction.sources) <= 2 else Level.WARP, None)
+            barrier = cta_barrier_of(instruction)  # `bar.red`: the CTA's reduction, or its participants'
+            return with_level(Level.CTA if barrier is None or barrier.whole_cta else Level.WARP, None)
         if kind == PREDICATE:
             if self._space is not None:
                 return self._predicate_logic(instruction.opcode.base, instruction, state)

@@ -12,10 +12,11 @@ from ptxlint import cfg as cfg_module
 from ptxlint import ir
 from ptxlint.analyses.registers import Liveness, RegisterIndex, live_in
 from ptxlint.analyses.uniformity.branches import BranchInfo, find_branches
-from ptxlint.analyses.uniformity.correlation import Correlated, correlated_branches
+from ptxlint.analyses.threads.conditions import Correlated, correlated_branches
 from ptxlint.analyses.uniformity.registers import InvariantRegisters, RegisterNames, register_of_key
 from ptxlint.dataflow import indices_by_block
 from ptxlint.isa.aligned import Collective
+from ptxlint.isa.barriers import BARRIER_BASES
 
 # Results that differ per lane whatever the inputs: per-lane fragments of matrix instructions,
 # atomics, and waits that may succeed in some lanes first.
@@ -215,7 +216,7 @@ def instruction_kind(opcode: ir.Opcode) -> int:
         kind = WARP_RESULT
     elif base in ("ld", "ldu"):
         kind = LOAD
-    elif base == "bar" or base == "barrier":
+    elif base in BARRIER_BASES:
         kind = BARRIER
     elif base == "setp":
         kind = SETP

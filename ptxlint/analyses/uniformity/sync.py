@@ -1,6 +1,6 @@
 """Sync dependence: where the threads a divergent branch splits meet again. A branch's
 divergence ends at its reconvergence point (its immediate post-dominator), or earlier for a
-branch whose split is correlated with a CTA-uniform comparison (``correlation.py``): on the
+branch whose split is correlated with a CTA-uniform comparison (``threads/conditions.py``): on the
 edges that comparison makes infeasible and at the post-dominator of the graph without them.
 Past 64 enclosing divergent branches the control state folds them into a summary that ends where
 every branch of the function has reconverged.

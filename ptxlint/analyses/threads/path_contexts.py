@@ -1,71 +1,34 @@
-"""Path conditions: what the branches taken so far say about a path. A :class:`PathContext`
+"""Path contexts: what the branches taken so far say about a path. A :class:`PathContext`
 holds the outcome of conditions on registers not written since, the predicate definitions that
 relate predicates to such conditions, and the warps still possible; it tells when a further
-branch or guard contradicts them (the second `if (warp == 0)` after the first one failed), which
-makes that path infeasible. :mod:`ptxlint.analyses.path_sensitive` pairs a context with each
-class of paths.
+branch or guard contradicts them (the second `if (warp == 0)` after the first one failed, or
+`warp < 4` after `warp == 5`), which makes that path infeasible.
+:mod:`ptxlint.analyses.path_sensitive` pairs a context with each class of paths.
 
-Conditions are setp comparisons of integer registers and immediates in a canonical form
-(`ne` is a negated `eq`, `ge` a negated `lt`, `gt` a swapped `lt`), so `setp.ne %p3, %r1, 0`
-and a later `setp.eq %p6, %r1, 0` name the same condition. A predicate register is also a
-condition of its own (for `elect.sync` predicates, which no comparison defines); `not.pred` and
-`mov.pred` define one predicate by another, and conditions on an unchanged copy
-(`mov.b32 %r35, %r1`) are conditions on the original. Only registers some guard depends on
-(:class:`~ptxlint.analyses.roles.ConditionRegisters`) are tracked, and on entering a block a
-context keeps only the facts a later test there can still meet (:meth:`PathContext.relevant_to`).
+Conditions are read and compared by :mod:`ptxlint.analyses.threads.conditions`, over register
+names: `setp.ne %p3, %r1, 0` and a later `setp.eq %p6, %r1, 0` name the same condition. A
+predicate register is also a condition of its own (for `elect.sync` predicates, which no
+comparison defines); `not.pred` and `mov.pred` define one predicate by another, and conditions on
+an unchanged copy (`mov.b32 %r35, %r1`) are conditions on the original. Only registers some guard
+depends on (:class:`~ptxlint.analyses.roles.ConditionRegisters`) are tracked, and on entering a
+block a context keeps only the facts a later test there can still meet
+(:meth:`PathContext.relevant_to`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence, Union, overload
+from typing import Iterable, Sequence, overload
 
-from ptxlint.ir import Immediate, Instruction, Operand, Pair, Register
-from ptxlint.isa.comparisons import AS_LESS_THAN, RELATIONS
+from ptxlint.analyses.threads.conditions import Condition, Fact, contradicts, equality, read_comparison, values_where, with_terms
+from ptxlint.ir import Immediate, Instruction, Pair, Register
+from ptxlint.isa.types import integer_types
 
-# ("eq" | "lt.s" | "lt.u", left, right) of registers and integers, or ("is", predicate, None).
-Condition = tuple[str, Union[str, int], Union[str, int, None]]
-Comparison = tuple[str, Union[str, int], Union[str, int]]  # a Condition other than "is"
-Fact = tuple[Condition, bool]  # a condition and its value
 Definition = tuple[str, Condition, bool]  # a predicate, a condition, the predicate's value when it holds
 
 
-
-def _operand_key(operand: Operand) -> str | int | None:
-    if type(operand) is Register:
-        return operand.name
-    if type(operand) is Immediate and type(operand.value) is int:
-        return operand.value
-    return None
-
-
-def comparison(instruction: Instruction) -> tuple[Comparison, bool] | None:
-    """The canonical condition an integer `setp` computes and the predicate's value when it
-    holds, or None for float, combining and unreadable forms."""
-    modifiers = instruction.opcode.modifiers
-    sources = instruction.sources
-    if instruction.opcode.base != "setp" or len(modifiers) < 2 or len(sources) != 2:
-        return None
-    relation = RELATIONS.get(modifiers[0])
-    kind = modifiers[-1][:1]
-    if relation is None or kind not in ("s", "u", "b"):
-        return None
-    left, right = _operand_key(sources[0]), _operand_key(sources[1])
-    if left is None or right is None:
-        return None
-    canonical, swap, polarity = AS_LESS_THAN[relation.order]
-    if canonical == "lt":
-        canonical = "lt.s" if kind == "s" and not relation.unsigned else "lt.u"
-    if swap:
-        left, right = right, left
-    if canonical == "eq" and str(right) < str(left):
-        left, right = right, left
-    return (canonical, left, right), polarity
-
-
-def _equality(left: str | int, right: str | int) -> Comparison:
-    """`left == right` in canonical operand order."""
-    return ("eq", right, left) if str(right) < str(left) else ("eq", left, right)
+def _name(register: Register) -> str:
+    return register.name
 
 
 @dataclass(slots=True)
@@ -310,19 +273,22 @@ class PathContext:
         if type(source) is Register and source.name != destination.name:
             copy = (destination.name, self.original(source.name))
             return self._adding(self.outcomes, self.predicates, self.copies | {copy}, copy)
-        if type(source) is Immediate and type(source.value) is int:
-            condition = _equality(destination.name, source.value)
+        types = integer_types(instruction.opcode.modifiers)
+        if type(source) is Immediate and type(source.value) is int and len(types) == 1:
+            width = types[0][0]
+            condition = equality(width, destination.name, source.value & ((1 << width) - 1))
             return self._adding(self.outcomes | {(condition, True)}, self.predicates, self.copies, (destination.name,))
         return self
 
     def _define(self, instruction: Instruction) -> PathContext:
-        found = comparison(instruction)
-        if found is None or instruction.guard is not None:
+        if instruction.guard is not None:
             return self
-        condition, polarity = found
-        condition = (condition[0], self.original(condition[1]), self.original(condition[2]))
-        if condition[0] == "eq":
-            condition = _equality(condition[1], condition[2])
+        found = read_comparison(instruction, _name)
+        if found is None:
+            return self
+        (relation, left, right), polarity = found
+        assert right is not None  # a comparison
+        condition = with_terms(relation, self.original(left), self.original(right))
         destination = instruction.destinations[0] if instruction.destinations else None
         definitions: list[Definition] = []
         if type(destination) is Register:
@@ -375,18 +341,13 @@ def _with_definitions(found: dict[str, tuple[Fact, ...]], predicates: Iterable[D
 
 
 def _contradicts(outcomes: frozenset[Fact] | set[Fact], condition: Condition, holds: bool) -> bool:
+    """Whether a known outcome contradicts ``condition`` being ``holds``: the same condition
+    with the other value, or a comparison of the same register with a constant whose values do
+    not meet (:func:`~ptxlint.analyses.threads.conditions.contradicts`)."""
     if (condition, not holds) in outcomes:
         return True
-    if condition[0] != "eq" or not holds:
+    asked = values_where(condition, holds)
+    if asked is None:
         return False
-    # x == a and x == b with different constants a and b cannot both hold.
-    variable, constant = (condition[1], condition[2]) if type(condition[2]) is int else (condition[2], condition[1])
-    if type(constant) is not int:
-        return False
-    for (relation, left, right), known in outcomes:
-        if not known or relation != "eq":
-            continue
-        other = right if left == variable else left if right == variable else None
-        if type(other) is int and other != constant:
-            return True
-    return False
+    register = asked[0]
+    return any(register in known[0][1:] and contradicts(known, (condition, holds)) for known in outcomes)
