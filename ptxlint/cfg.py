@@ -30,6 +30,8 @@ from ptxlint.graphs import closure
 # Opcode bases after which control does not fall through to the next instruction (when unguarded).
 _EXITS = frozenset({"ret", "exit", "trap"})
 _BRANCHES = frozenset({"bra", "brx"})
+# The bases after which a new block starts: branches, exits, and calls (those that never return).
+_BLOCK_ENDING_BASES = _BRANCHES | _EXITS | {"call"}
 
 # Functions of the CUDA runtime that never return to their caller. A failed device `assert`
 # calls `__assertfail`, which reports the failure and traps; nvcc lays out the code after the
@@ -229,7 +231,10 @@ def build(function: ir.Function) -> ControlFlowGraph:
     for label in function.labels:
         leaders.add(label.index)
     for index, instruction in enumerate(instructions):
-        if instruction.opcode.base in _BRANCHES or leaves_function(instruction):
+        base = instruction.opcode.base
+        # Only these bases can end a block (a call only when it never returns): most
+        # instructions are told apart by one set lookup.
+        if base in _BLOCK_ENDING_BASES and (base != "call" or ends_grid(instruction)):
             leaders.add(index + 1)
     # A label at the very end of the body gets an empty block, so branches to it have a target.
     has_final_label = any(label.index == count for label in function.labels)
@@ -242,8 +247,7 @@ def build(function: ir.Function) -> ControlFlowGraph:
     successors: list[tuple[int, ...]] = []
     for number, start in enumerate(starts):
         end = starts[number + 1] if number + 1 < len(starts) else count
-        for index in range(start, end):
-            block_of[index] = number
+        block_of[start:end] = [number] * (end - start)
         fallthrough = number + 1 if number + 1 < len(starts) else exit_node
         if end == start:  # empty final block
             successors.append((exit_node,))

@@ -135,6 +135,17 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
     """Lower, run the rules, apply suppressions, then report the suppressions nothing used
     (PTX002 needs every other rule's findings, so it runs last, here, not as an ordinary rule).
 
+    The cycle collector stays paused until the file's IR and pass results are gone: resumed
+    while they were alive, its first collection walked every one of them (a twentieth of the
+    run on a big kernel) to find nothing, as they hold no garbage cycles."""
+    with _cycle_collector_paused():
+        return _analyse(source, settings, on_stage)
+
+
+def _analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str], None] | None) -> Analysis:
+    """:func:`analyse`, with the collector paused by the caller: the IR (``module``) and the
+    pass results (``context``) die with this frame, before the collector resumes.
+
     The budget (ptxlint/analysis_limits.py) is cooperative: the dataflow solver spends it, step
     by step, and the driver looks at the time budget between rules. A rule the budget stops is
     named in the notice, and so is every rule skipped because the time had run out; the
@@ -148,7 +159,7 @@ def analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str]
     unfinished: list[str] = []  # rules stopped or skipped, in rule order
     skipped: list[str] = []  # rules not started: the time budget had run out
     timings = Timings() if settings.timings else None
-    with budget.active(), _cycle_collector_paused():
+    with budget.active():
         if on_stage is not None:
             on_stage("parsing")
         with measured(timings, "parse + lower"):

@@ -104,11 +104,17 @@ class SharedBuffers:
             if declaration.scope != 0 and declaration.count == 0:
                 self._nested.setdefault(declaration.name, []).append(declaration.scope)
         writers: dict[tuple[str, int], list[int]] = {}
+        nested = self._nested
         for index, instruction in enumerate(function.instructions):
+            count = instruction.destination_count
+            if not count:
+                continue
             scope = instruction.scope
-            for operand in instruction.operands[: instruction.destination_count]:
+            for operand in instruction.operands[:count]:
                 if type(operand) is Register:
-                    writers.setdefault(self._key(operand.name, scope), []).append(index)
+                    name = operand.name
+                    # The function's own registers (nearly all) need no scope search.
+                    writers.setdefault(self._key(name, scope) if name in nested else (name, 0), []).append(index)
                 elif type(operand) is Vector:
                     for element in operand.elements:
                         if type(element) is Register:

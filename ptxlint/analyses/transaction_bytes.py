@@ -89,10 +89,17 @@ def _is_tx(instruction: Instruction) -> bool:
     return "mbarrier::complete_tx::bytes" in modifiers
 
 
+# The opcodes that open, close or interrupt a window whatever their qualifiers (any other
+# instruction matters only as a transaction-counting copy, `mbarrier::complete_tx::bytes`).
+_CLASSIFIED_BASES = frozenset({"mbarrier", "call", "ret", "exit"})
+
+
 def classify(instruction: Instruction, names: RegisterIndex, index: int) -> _Access | None:
     """What an instruction does to transaction windows, or None (nothing)."""
     base = instruction.opcode.base
     modifiers = instruction.opcode.modifiers
+    if base not in _CLASSIFIED_BASES and "mbarrier::complete_tx::bytes" not in modifiers:
+        return None  # most instructions: nothing to the windows (checked before any operand is read)
     addresses = [operand for operand in instruction.operands if type(operand) is Address]
     if base == "mbarrier":
         operation = modifiers[0] if modifiers else ""
