@@ -92,7 +92,7 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
     for function in context.module.functions:
         if (
             function.has_body
-            and scan.issues_accesses(function)
+            and scan.may_have_pending(function)
             and not scan.operations(function).isdisjoint(TENSOR_CORE_OPERATIONS)
             and scan.works_on_allocated(function)
         ):
