@@ -4,8 +4,9 @@
 A dealloc executed by warps W (from `roles`) frees columns that an access by another warp may
 still be using unless something made the freeing thread wait for that warp after its access: a
 CTA barrier that waits (`bar.sync`, `bar.red`, `barrier.sync`: every participant arrives before
-any leaves) or an mbarrier wait (CUTLASS's `tmem_deallocation` barrier, DeepGEMM's
-`tmem_empty`: the other warps arrive after their last access, the freeing warp waits). For a
+any leaves) or a wait on an mbarrier the accessing warps arrive on (CUTLASS's
+`tmem_deallocation` barrier, DeepGEMM's `tmem_empty`: the other warps arrive after their last
+access, the freeing warp waits; see :class:`_Waits`). For a
 `.cta_group::2` dealloc, MMAs and copies issued for the pair also write the peer CTA's tensor
 memory, and only a cluster barrier or an mbarrier wait (which can be signalled from the peer)
 orders them; a CTA barrier does not.
@@ -25,10 +26,11 @@ from typing import Iterable, NamedTuple
 
 from ptxlint.analyses.path_witness import BranchStep, branch_steps, witness_path
 from ptxlint.analyses.roles import BranchTable, FunctionRoles, all_warps
+from ptxlint.analyses.shared_buffers import Buffer, SharedBuffers
 from ptxlint.analyses.tcgen05_scan import TensorMemoryScan
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import ModuleContext
-from ptxlint.ir import Function, Instruction
+from ptxlint.ir import Address, Function, Instruction
 from ptxlint.isa.proxies import is_mbarrier_wait
 from ptxlint.isa.tcgen05 import operation
 from ptxlint.passes import Describe, Pass
@@ -71,19 +73,72 @@ def _cta_group(instruction: Instruction) -> int:
     return 2 if "cta_group::2" in instruction.opcode.modifiers else 1
 
 
-def _waits(instruction: Instruction, barrier_waits: frozenset[int], index: int, cluster_only: bool) -> bool:
-    """Whether a thread passing instruction ``index`` has waited for other threads' earlier work:
-    a waiting CTA barrier (not for a CTA pair: it does not reach the peer), a cluster barrier
-    wait, an mbarrier wait, or a call (its body may wait)."""
+class _Waits:
+    """Which instructions make the freeing thread wait for other warps' earlier work: a waiting
+    CTA barrier (not for a CTA pair: it does not reach the peer), a cluster barrier wait, a call
+    (its body may wait), and an mbarrier wait on a barrier those warps may arrive on
+    (`mbarrier.arrive` in any form, `cp.async.mbarrier.arrive`, `tcgen05.commit`): a wait on a
+    barrier only others signal (the operands' TMA barrier) orders nothing of theirs. A barrier
+    whose identity is unknown, or an arrive on an unknown one, counts for every warp."""
+
+    def __init__(self, function: Function, roles: FunctionRoles, buffers: SharedBuffers, barrier_waits: frozenset[int]) -> None:
+        instructions = function.instructions
+        everyone = roles.everyone
+        self._cta_barriers = barrier_waits
+        self._always: set[int] = set()
+        waits: dict[int, Buffer | None] = {}
+        arrivals: dict[tuple[str, int], int] = {}
+        unknown_arrivals = 0
+        for index, instruction in enumerate(instructions):
+            opcode = instruction.opcode
+            base = opcode.base
+            if base == "call":
+                self._always.add(index)
+            elif base == "barrier" and opcode.modifiers[:1] == ("cluster",):
+                if "wait" in opcode.modifiers:
+                    self._always.add(index)
+            elif base == "mbarrier" and is_mbarrier_wait(base, opcode.modifiers):
+                waits[index] = _barrier_of(instruction, index, buffers)
+            elif _arrives(instruction):
+                warps = roles.warps_at(index, instruction) if roles.reachable(index) else 0
+                buffer = _barrier_of(instruction, index, buffers)
+                if buffer is None:
+                    unknown_arrivals |= warps
+                else:
+                    key = (buffer.root, buffer.offset)
+                    arrivals[key] = arrivals.get(key, 0) | warps
+        # Per mbarrier wait, the warps whose arrivals it may be waiting for.
+        self._mbarrier_waits = {
+            index: everyone if buffer is None else arrivals.get((buffer.root, buffer.offset), 0) | unknown_arrivals
+            for index, buffer in waits.items()
+        }
+
+    def at(self, index: int, warps: int, cluster_only: bool) -> bool:
+        """Whether instruction ``index`` waits for work of ``warps`` (0: of anyone)."""
+        if index in self._always:
+            return True
+        signalled = self._mbarrier_waits.get(index)
+        if signalled is not None:
+            return not warps or bool(signalled & warps)
+        return not cluster_only and index in self._cta_barriers
+
+
+def _arrives(instruction: Instruction) -> bool:
     opcode = instruction.opcode
-    base = opcode.base
-    if base == "call":
-        return True
+    base, modifiers = opcode.base, opcode.modifiers
     if base == "mbarrier":
-        return is_mbarrier_wait(base, opcode.modifiers)
-    if base == "barrier" and opcode.modifiers[:1] == ("cluster",):
-        return "wait" in opcode.modifiers
-    return not cluster_only and index in barrier_waits
+        return bool(modifiers) and modifiers[0].startswith("arrive")
+    if base == "cp":
+        return "mbarrier" in modifiers and "arrive" in modifiers
+    return base == "tcgen05" and modifiers[:1] == ("commit",)
+
+
+def _barrier_of(instruction: Instruction, index: int, buffers: SharedBuffers) -> Buffer | None:
+    """The mbarrier an arrive, commit or wait names (its address operand), where known."""
+    for operand in instruction.operands:
+        if type(operand) is Address:
+            return buffers.of_address(operand, index)
+    return None
 
 
 class _Region(NamedTuple):
@@ -95,8 +150,8 @@ class _Region(NamedTuple):
     before: int  # first index of the stretch of the dealloc's block before it
 
 
-def _region(cfg: ControlFlowGraph, function: Function, dealloc: int, barrier_waits: frozenset[int], cluster_only: bool) -> _Region:
-    instructions = function.instructions
+def _region(cfg: ControlFlowGraph, waits: _Waits, dealloc: int, warps: int, cluster_only: bool) -> _Region:
+    """The region of ``dealloc`` for accesses by ``warps`` (0: the peer CTA's, whatever warp)."""
     blocks = cfg.blocks
 
     def open_start(block: int, stop: int) -> tuple[int, bool]:
@@ -104,7 +159,7 @@ def _region(cfg: ControlFlowGraph, function: Function, dealloc: int, barrier_wai
         whether nothing there waits (the walk goes on to the predecessors)."""
         start = blocks[block].start
         for position in range(stop - 1, start - 1, -1):
-            if _waits(instructions[position], barrier_waits, position, cluster_only):
+            if waits.at(position, warps, cluster_only):
                 return position + 1, False
         return start, True
 
@@ -141,6 +196,7 @@ def _races(context: ModuleContext, function: Function) -> TensorMemoryFrees:
     branches: BranchTable = context.result("warp_branches", function)
     cfg: ControlFlowGraph = branches.values.cfg
     barrier_waits = frozenset(use.index for use in context.result("barriers", function) if use.waits)
+    waits = _Waits(function, roles, context.result("shared_buffers", function), barrier_waits)
     accessing = [
         (access, roles.warps_at(access, instructions[access])) for access in accesses if roles.reachable(access)
     ]
@@ -153,9 +209,10 @@ def _races(context: ModuleContext, function: Function) -> TensorMemoryFrees:
         if not freeing_warps:
             continue
         pair = _cta_group(freeing) == 2
-        region = _region(cfg, function, dealloc, barrier_waits, False)
-        forks = _forks(cfg, branches, region, dealloc, freeing_warps)
-        pair_region = _region(cfg, function, dealloc, barrier_waits, True) if pair else None
+        # Regions and role forks per set of accessing warps: which mbarrier waits order an
+        # access depends on who arrives there.
+        regions: dict[int, tuple[_Region, list[tuple[int, int]]]] = {}
+        pair_region = _region(cfg, waits, dealloc, 0, True) if pair else None
         for access, warps in accessing:
             instruction = instructions[access]
             if pair_region is not None and warps and _cta_group(instruction) == 2 and (
@@ -168,6 +225,10 @@ def _races(context: ModuleContext, function: Function) -> TensorMemoryFrees:
                     continue
             others = warps & ~freeing_warps
             if others:
+                if others not in regions:
+                    region = _region(cfg, waits, dealloc, others, False)
+                    regions[others] = (region, _forks(cfg, branches, region, dealloc, freeing_warps))
+                region, forks = regions[others]
                 origin = _unordered(cfg, region, forks, dealloc, access, others)
                 if origin is not None:
                     found.append(FreeRace(dealloc, access, others, freeing_warps, False, _steps(cfg, branches, region, origin, dealloc)))
@@ -280,7 +341,7 @@ PASSES = (
         "the tensor-memory accesses of other warps (or the peer CTA) nothing orders before a `tcgen05.dealloc`",
         _races,
         per_function=True,
-        requires=("tcgen05_scan", "roles", "warp_branches", "barriers"),
+        requires=("tcgen05_scan", "roles", "warp_branches", "barriers", "shared_buffers"),
         printer=_describe,
     ),
 )

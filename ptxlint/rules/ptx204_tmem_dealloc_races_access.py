@@ -4,8 +4,10 @@ Reports a `tcgen05.dealloc` that may free tensor memory while another warp, or w
 `shift` made by warps that do not execute the dealloc (the warps are those the analysis of warp
 roles proves), from which the freeing warp can reach the dealloc without waiting for anyone.
 Waiting means a CTA barrier that waits (`bar.sync`, `barrier.sync`, `bar.red`; `__syncthreads()`,
-a named barrier's `arrive_and_wait`) or an `mbarrier` wait, between the access and the dealloc,
-or after the point where the accessing and the freeing warps went their separate ways. For a
+a named barrier's `arrive_and_wait`) or a wait on an mbarrier the accessing warps arrive on
+(`mbarrier.arrive`, `tcgen05.commit`: CUTLASS's `tmem_deallocation` barrier), between the access
+and the dealloc, or after the point where the accessing and the freeing warps went their
+separate ways. For a
 `.cta_group::2` dealloc, the pair's MMAs, copies and shifts also write the peer CTA's tensor
 memory, and a CTA barrier does not reach the peer: only a cluster barrier
 (`barrier.cluster.wait`) or an mbarrier wait orders them. The finding shows the access, the
@@ -84,11 +86,13 @@ corrupt another kernel's accumulator.
 ## Exceptions
 Only warps the roles prove are not the freeing ones count: where the analysis cannot tell which
 warps access or free, nothing is reported, and an access by the freeing warp itself is ordered
-by program order (whether it completed is PTX202's question). Any wait counts, whatever barrier
-or mbarrier it waits on and whether the other warps arrive there after their access, and a call
+by program order (whether it completed is PTX202's question). Any CTA barrier that waits counts,
+whatever its id and count; an mbarrier wait counts when the accessing warps arrive on that
+barrier anywhere in the function, or when the barrier, or some arrive's, is not known; a call
 is taken to wait (its body may): the check misses a dealloc ordered by the wrong barrier rather
-than report a correct one. Accesses that come after the dealloc on every path are not races
-with it.
+than report a correct one. A role branch counts only when no path from its freeing side to the
+dealloc waits (a loop on both sides that may run no iteration leaves a wait-free path that no
+warp takes alone). Accesses that come after the dealloc on every path are not races with it.
 """
 
 from __future__ import annotations
