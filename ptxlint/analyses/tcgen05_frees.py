@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Iterable, NamedTuple
 
 from ptxlint.analyses.path_witness import BranchStep, branch_steps, witness_path
+from ptxlint.analyses.reaching_threads import ranges
 from ptxlint.analyses.roles import BranchTable, FunctionRoles, all_warps
 from ptxlint.analyses.shared_buffers import Buffer, SharedBuffers
 from ptxlint.analyses.tcgen05_scan import TensorMemoryScan
@@ -315,7 +316,8 @@ def _steps(cfg: ControlFlowGraph, branches: BranchTable, region: _Region, origin
 
 
 def _describe(frees: TensorMemoryFrees, function: Function) -> Describe | None:
-    """At each dealloc: the accesses that may race with it (``races ld@36 (warps 1-3)``)."""
+    """At each dealloc: the accesses that may race with it, by the line that issued them and the
+    other warps making them (``races ld@36 (warps 1-3)``, ``races mma@289 (peer CTA)``)."""
     races = frees.races()
     if not races:
         return None
@@ -328,7 +330,7 @@ def _describe(frees: TensorMemoryFrees, function: Function) -> Describe | None:
         parts = []
         for race in here:
             accessing = instructions[race.access]
-            who = "peer CTA" if race.peer_cta else f"warps {race.other_warps:#x}"
+            who = "peer CTA" if race.peer_cta else f"warps {ranges(race.other_warps)}"
             parts.append(f"{accessing.opcode.modifiers[0]}@{accessing.span.line} ({who})")
         return "races " + " ".join(parts)
 
