@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable
 
+from ptxlint.analyses.reaching_threads import ranges
 from ptxlint.callgraph import callee_name
 from ptxlint.diagnostics import Label
 from ptxlint.ir import Function, Instruction
@@ -47,17 +48,7 @@ def pending_labels(function: Function, items: Iterable[Pending], text: str) -> l
 
 def warps_text(mask: int) -> str:
     """"warp 0", "warps 1-3", "warps 0, 2, 4-7" for a warp mask."""
-    warps = [warp for warp in range(mask.bit_length()) if mask >> warp & 1]
-    runs: list[str] = []
-    start = 0
-    while start < len(warps):
-        stop = start
-        while stop + 1 < len(warps) and warps[stop + 1] == warps[stop] + 1:
-            stop += 1
-        runs.append(str(warps[start]) if stop == start else f"{warps[start]}-{warps[stop]}")
-        start = stop + 1
-    plural = len(warps) > 1
-    return ("warps " if plural else "warp ") + ", ".join(runs)
+    return ("warp " if mask & (mask - 1) == 0 else "warps ") + ranges(mask)
 
 
 def witness_labels(steps: Iterable[BranchStep]) -> list[Label]:
