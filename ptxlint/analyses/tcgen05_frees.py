@@ -6,18 +6,21 @@ still be using unless something made the freeing thread wait for that warp after
 CTA barrier that waits (`bar.sync`, `bar.red`, `barrier.sync`: every participant arrives before
 any leaves) or a wait on an mbarrier the accessing warps arrive on (CUTLASS's
 `tmem_deallocation` barrier, DeepGEMM's `tmem_empty`: the other warps arrive after their last
-access, the freeing warp waits; see :class:`_Waits`). For a
-`.cta_group::2` dealloc, MMAs and copies issued for the pair also write the peer CTA's tensor
-memory, and only a cluster barrier or an mbarrier wait (which can be signalled from the peer)
-orders them; a CTA barrier does not.
+access, the freeing warp waits; see :class:`_Waits`). For a `.cta_group::2` dealloc, MMAs
+and copies issued for the pair also write the peer CTA's tensor memory, and only a cluster
+barrier or an mbarrier wait (which can be signalled from the peer) orders them; a CTA barrier
+does not.
 
 Per dealloc, one backward walk over the CFG collects the region from which the dealloc is
 reachable without passing such a wait (a call is taken to wait: its body may). An access races
 with the dealloc when it lies in that region (a path runs from it to the dealloc with nothing
 that waits), or when a block of the region dominates it and ends in a branch that splits by
 warp, sending accessing warps only towards the access and freeing warps into the region: the
-warps went their separate ways there, and nothing on the freeing warp's way waits. Only warps the roles prove are not the freeing ones count: an access the
-freeing warp makes itself is ordered by program order (and its completion is PTX202's).
+warps went their separate ways there, and nothing on the freeing warp's way waits. Only
+warps the roles prove are not the freeing ones count: an access the freeing warp makes itself
+is ordered by program order (and its completion is PTX202's). An access whose address the warp
+values place in another allocation than the dealloc's (another `tcgen05.alloc` slot) is no race
+with it.
 """
 
 from __future__ import annotations
@@ -201,6 +204,7 @@ def _races(context: ModuleContext, function: Function) -> TensorMemoryFrees:
     accessing = [
         (access, roles.warps_at(access, instructions[access])) for access in accesses if roles.reachable(access)
     ]
+    slots = {index: _slots(roles, index, instructions[index]) for index in deallocs + [access for access, _ in accessing]}
     found: list[FreeRace] = []
     for dealloc in deallocs:
         freeing = instructions[dealloc]
@@ -216,6 +220,8 @@ def _races(context: ModuleContext, function: Function) -> TensorMemoryFrees:
         pair_region = _region(cfg, waits, dealloc, 0, True) if pair else None
         for access, warps in accessing:
             instruction = instructions[access]
+            if slots[dealloc] and slots[access] and slots[dealloc].isdisjoint(slots[access]):
+                continue  # another allocation's columns
             if pair_region is not None and warps and _cta_group(instruction) == 2 and (
                 operation(instruction.opcode.base, instruction.opcode.modifiers) in _PAIR_ACCESSES
             ):
@@ -234,6 +240,22 @@ def _races(context: ModuleContext, function: Function) -> TensorMemoryFrees:
                 if origin is not None:
                     found.append(FreeRace(dealloc, access, others, freeing_warps, False, _steps(cfg, branches, region, origin, dealloc)))
     return TensorMemoryFrees(tuple(found)) if found else _NONE
+
+
+def _slots(roles: FunctionRoles, index: int, instruction: Instruction) -> frozenset[str]:
+    """The allocations (by the shared-memory slot `tcgen05.alloc` wrote the address to) the TMEM
+    address operand of instruction ``index`` may point into, in the warps that execute it; empty
+    when some warp's is not known."""
+    operand = next((operand for operand in instruction.operands if type(operand) is Address), None)
+    if operand is None:
+        operand = instruction.operands[0] if instruction.operands else None  # the dealloc's `taddr`
+    warps = roles.warps_at(index, instruction)
+    if operand is None or not warps:
+        return frozenset()
+    known = roles.tensor_addresses(index, operand, warps)
+    if len(known) != bin(warps).count("1"):
+        return frozenset()
+    return frozenset(address.slot for _, address in known)
 
 
 def _forks(cfg: ControlFlowGraph, branches: BranchTable, region: _Region, dealloc: int, freeing: int) -> list[tuple[int, int]]:

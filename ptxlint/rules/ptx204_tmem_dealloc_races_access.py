@@ -92,7 +92,9 @@ barrier anywhere in the function, or when the barrier, or some arrive's, is not 
 is taken to wait (its body may): the check misses a dealloc ordered by the wrong barrier rather
 than report a correct one. A role branch counts only when no path from its freeing side to the
 dealloc waits (a loop on both sides that may run no iteration leaves a wait-free path that no
-warp takes alone). Accesses that come after the dealloc on every path are not races with it.
+warp takes alone). Accesses that come after the dealloc on every path are not races with it,
+nor are accesses to another allocation when the addresses tell the two apart (the shared-memory
+slot each `tcgen05.alloc` wrote its address to).
 """
 
 from __future__ import annotations
