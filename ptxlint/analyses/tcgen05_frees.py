@@ -204,7 +204,17 @@ def _races(context: ModuleContext, function: Function) -> TensorMemoryFrees:
     accessing = [
         (access, roles.warps_at(access, instructions[access])) for access in accesses if roles.reachable(access)
     ]
-    slots = {index: _slots(roles, index, instructions[index]) for index in deallocs + [access for access, _ in accessing]}
+    known_slots: dict[int, frozenset[str]] = {}
+
+    def slots(index: int) -> frozenset[str]:
+        """Asked only of the pairs that would race otherwise: evaluating addresses costs."""
+        if index not in known_slots:
+            known_slots[index] = _slots(roles, index, instructions[index])
+        return known_slots[index]
+
+    def other_allocation(dealloc: int, access: int) -> bool:
+        return bool(slots(dealloc)) and bool(slots(access)) and slots(dealloc).isdisjoint(slots(access))
+
     found: list[FreeRace] = []
     for dealloc in deallocs:
         freeing = instructions[dealloc]
@@ -220,14 +230,12 @@ def _races(context: ModuleContext, function: Function) -> TensorMemoryFrees:
         pair_region = _region(cfg, waits, dealloc, 0, True) if pair else None
         for access, warps in accessing:
             instruction = instructions[access]
-            if slots[dealloc] and slots[access] and slots[dealloc].isdisjoint(slots[access]):
-                continue  # another allocation's columns
             if pair_region is not None and warps and _cta_group(instruction) == 2 and (
                 operation(instruction.opcode.base, instruction.opcode.modifiers) in _PAIR_ACCESSES
             ):
                 # The peer CTA runs the same code: only a path from the access itself counts.
                 origin = _unordered(cfg, pair_region, (), dealloc, access, 0)
-                if origin is not None:
+                if origin is not None and not other_allocation(dealloc, access):
                     found.append(FreeRace(dealloc, access, 0, freeing_warps, True, _steps(cfg, branches, pair_region, origin, dealloc)))
                     continue
             others = warps & ~freeing_warps
@@ -237,7 +245,7 @@ def _races(context: ModuleContext, function: Function) -> TensorMemoryFrees:
                     regions[others] = (region, _forks(cfg, branches, region, dealloc, freeing_warps))
                 region, forks = regions[others]
                 origin = _unordered(cfg, region, forks, dealloc, access, others)
-                if origin is not None:
+                if origin is not None and not other_allocation(dealloc, access):
                     found.append(FreeRace(dealloc, access, others, freeing_warps, False, _steps(cfg, branches, region, origin, dealloc)))
     return TensorMemoryFrees(tuple(found)) if found else _NONE
 
