@@ -56,6 +56,8 @@ _DECLARED_IN: dict[str, str] = {
     "roles": "ptxlint.analyses.roles",
     "tcgen05_scan": "ptxlint.analyses.tcgen05_scan",
     "tcgen05_pending": "ptxlint.analyses.tcgen05",
+    "tcgen05_frees": "ptxlint.analyses.tcgen05_frees",
+    "tcgen05_returns": "ptxlint.analyses.tcgen05",
     "shared_buffers": "ptxlint.analyses.shared_buffers",
     "target_gates": "ptxlint.analyses.target_gates",
     "barriers": "ptxlint.analyses.barriers",

@@ -1,4 +1,4 @@
-"""The tensor-memory rules (PTX201–203, PTX301, PTX302) must find nothing in correct production
+"""The tensor-memory rules (PTX201–204, PTX301, PTX302) must find nothing in correct production
 kernels: every PTX file of the regression corpus (built on first use by the `corpus_files`
 fixture, see tests/conftest.py) is linted with them, and any finding fails the test with its
 message, so that it is either fixed as a false positive or documented as a bug in the kernel
@@ -14,7 +14,7 @@ from ptxlint.lint import LintSettings, lint_source
 from ptxlint.rules import RULES_BY_CODE
 from ptxlint.source import SourceFile
 
-CODES = ("PTX201", "PTX202", "PTX203", "PTX301", "PTX302")
+CODES = ("PTX201", "PTX202", "PTX203", "PTX204", "PTX301", "PTX302")
 
 # Findings in corpus kernels that are real bugs by the PTX ISA, not false positives:
 # (file name, rule) → why.

@@ -21,13 +21,14 @@ to the end, the witness path of a finding) as facts; the solver and its states s
 
 from __future__ import annotations
 
-from typing import Iterable, NamedTuple
+from typing import Callable, Iterable, NamedTuple
 
 from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState
 from ptxlint.analyses.path_witness import BranchStep, branch_steps, witness_path
 from ptxlint.analyses.roles import BranchTable, warp_list
-from ptxlint.analyses.tcgen05_hand_offs import FirstHandOffs, hand_offs_in, settles_before_next_barrier
-from ptxlint.analyses.tcgen05_scan import called_operations
+from ptxlint.analyses.tcgen05_hand_offs import FirstHandOffs, free_before_wait, hand_offs_in, settles_before_next_barrier
+from ptxlint.analyses.tcgen05_scan import TensorMemoryScan, called_operations
+from ptxlint.callgraph import callee_name
 from ptxlint.analyses.tmem_footprint import disjoint, footprint
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, StatesBefore, solve_forward
@@ -71,6 +72,9 @@ class Payload(NamedTuple):
 
 _NOTHING = Payload(frozenset(), frozenset())
 
+# The unread "register" of a load a callee returned in flight (see ``_TensorMemoryState._call``).
+_RETURNED_IN_FLIGHT = ""
+
 # Operations that change a payload (besides calls).
 _TRACKED = frozenset({"ld", "st", WAIT_LD, WAIT_ST, "alloc", "dealloc"})
 
@@ -85,11 +89,14 @@ class _TensorMemoryState(PathSensitiveAnalysis[Payload]):
         summaries: dict[str, frozenset[str]],
         candidates: Iterable[int],
         keep_every_fact: bool = False,
+        returned: Callable[[str], frozenset[tuple[str, bool]]] = lambda name: frozenset(),
     ) -> None:
         """``candidates``: the indices of the instructions that may change a payload (see
-        :func:`tensor_memory_instructions`)."""
+        :func:`tensor_memory_instructions`); ``returned(name)``: what the `.func` called ``name``
+        may leave pending when it returns, as (kind, in flight) pairs."""
         self.function = function
         self.summaries = summaries
+        self._returned = returned
         instructions = function.instructions
         names = branches.values.names
         self._changing = frozenset(index for index in candidates if _changes_payload(instructions[index]))
@@ -114,6 +121,16 @@ class _TensorMemoryState(PathSensitiveAnalysis[Payload]):
 
     def initial_payload(self) -> Payload:
         return _NOTHING
+
+    def issues_access(self, index: int) -> bool:
+        """Whether instruction ``index`` issues a `tcgen05.ld`/`st`, or is a call that may return
+        one unwaited."""
+        instruction = self.function.instructions[index]
+        opcode = instruction.opcode
+        if opcode.base == "call":
+            name = callee_name(instruction) if index in self._changing else None
+            return name is not None and bool(self._returned(name))
+        return opcode.base == "tcgen05" and operation(opcode.base, opcode.modifiers) in ("ld", "st")
 
     def changing_instructions(self) -> frozenset[int]:
         return self._changing
@@ -180,6 +197,15 @@ class _TensorMemoryState(PathSensitiveAnalysis[Payload]):
             allocations = frozenset()
         elif "alloc" in operations:
             allocations = allocations | {index}
+        if "ld" in operations or "st" in operations:
+            name = callee_name(instruction)
+            for kind, in_flight in self._returned(name) if name is not None else ():
+                # The callee's unwaited access continues in the caller as one issued by the call;
+                # a load whose registers the callee left unread stays in flight through the
+                # pseudo-register "", which nothing reads.
+                accesses = accesses | {(index, kind)}
+                if kind == "ld" and in_flight:
+                    unread = unread | {(index, _RETURNED_IN_FLIGHT)}
         return Payload(accesses, allocations, unread)
 
 
@@ -241,7 +267,9 @@ class TensorMemoryFacts:
         self._edges: dict[tuple[int, int], _EdgeFacts] = {}
         self._pending: dict[Payload, frozenset[Pending]] = {}
         self._first_hand_offs: FirstHandOffs | None = None
+        self._first_unwaited: FirstHandOffs | None = None
         self._settles: dict[tuple[int, str], bool] = {}
+        self._frees: dict[tuple[int, int], int | None] = {}
 
     # -- pending accesses
 
@@ -273,11 +301,8 @@ class TensorMemoryFacts:
             return False
         if any(payload.accesses for payload, _ in entry):
             return True
-        instructions = self._function.instructions
-        return any(
-            operation(instructions[index].opcode.base, instructions[index].opcode.modifiers) in ("ld", "st")
-            for index in self._cfg.blocks[block].instruction_indices
-        )
+        issues = self._analysis.issues_access
+        return any(issues(index) for index in self._cfg.blocks[block].instruction_indices)
 
     def columns_disjoint(self, access: int, index: int, warps: int) -> bool:
         """Whether, in each of ``warps`` (at least one), the TMEM columns of the access at
@@ -301,13 +326,47 @@ class TensorMemoryFacts:
     # -- hand-offs (see ptxlint/isa/hand_offs.py)
 
     def first_hand_off(self, item: Pending, index: int) -> bool:
-        """Whether the hand-off at ``index`` is the first one ``item`` reaches, still in flight,
-        on some path (the ones after it repeat its finding)."""
+        """Whether the hand-off at ``index`` is the first one ``item`` reaches on some path (the
+        ones after it repeat its finding): still in flight, or for a load whose registers have
+        all been read, still not waited for."""
+        if item.values_consumed:
+            if self._first_unwaited is None:
+                self._first_unwaited = FirstHandOffs(
+                    self._cfg, hand_offs_in(self._function), lambda source, target: self._edge(source, target).accesses
+                )
+            return self._first_unwaited.first(item.index, index)
         if self._first_hand_offs is None:
             self._first_hand_offs = FirstHandOffs(
                 self._cfg, hand_offs_in(self._function), lambda source, target: self._edge(source, target).in_flight
             )
         return self._first_hand_offs.first(item.index, index)
+
+    def freed_before_wait(self, item: Pending, hand_off: int) -> int | None:
+        """A `tcgen05.dealloc` (or a call that deallocates) this thread reaches from the hand-off
+        at ``hand_off`` before it waits for ``item``, on a feasible path, or None: that the
+        thread itself, or another warp it lets through (the warp that frees after the barrier),
+        frees tensor memory the access is not ordered before. The register dependence of a
+        load whose values were read orders nothing in tensor memory (PTX ISA §9.7.16.6.4.5)."""
+        key = (item.index, hand_off)
+        if key not in self._frees:
+            self._frees[key] = free_before_wait(
+                self._cfg,
+                self._function,
+                self._analysis.summaries,
+                lambda source, target: item.index in self._edge(source, target).accesses,
+                hand_off,
+                item.kind,
+            )
+        return self._frees[key]
+
+    def free_witness(self, item: Pending, hand_off: int, free: int) -> list[BranchStep]:
+        """The branches of a feasible path from the hand-off at ``hand_off`` to the free at
+        ``free`` on which ``item`` is still pending (none when both are in one block)."""
+        graph = self._cfg
+        if graph.block_of(hand_off) == graph.block_of(free) and hand_off < free:
+            return []
+        path = witness_path(graph, lambda source, target: item.index in self._edge(source, target).accesses, hand_off, graph.block_of(free))
+        return branch_steps(graph, self._analysis.branches, path)
 
     def settles_before_next_barrier(self, barrier: int, item: Pending) -> bool:
         """Whether the CTA barrier at ``barrier`` hands ``item`` over to nobody: on every path
@@ -320,6 +379,22 @@ class TensorMemoryFacts:
                 self._cfg, self._function, self._analysis.summaries, barrier, item.kind
             )
         return known
+
+    # -- returns
+
+    def returned_pending(self) -> frozenset[tuple[str, bool]]:
+        """What the function may leave pending when it returns, as (kind, in flight) pairs: a
+        `.func`'s caller inherits these at the call."""
+        graph = self._cfg
+        returned: set[tuple[str, bool]] = set()
+        for block in graph.predecessors(graph.exit):
+            state = self._solution.block_exit.get(block)
+            if not state:
+                continue
+            for payload, _ in self._analysis.refine(block, graph.exit, state):
+                unread_loads = {load for load, _ in payload.unread}
+                returned.update((kind, kind != "ld" or access in unread_loads) for access, kind in payload.accesses)
+        return frozenset(returned)
 
     # -- allocations
 
@@ -398,9 +473,53 @@ class TensorMemoryFacts:
         return known
 
 
-def _solve(context: ModuleContext, function: Function, keep_every_fact: bool = False) -> tuple[_TensorMemoryState, Solution[PathState[Payload]]]:
-    """The path analysis of ``function`` and its fixed point (``keep_every_fact``: see
-    :class:`~ptxlint.analyses.path_sensitive.PathSensitiveAnalysis`; tests compare the two)."""
+class ReturnedAccesses:
+    """The `tcgen05_returns` pass: what each `.func` may leave pending when it returns, solved
+    callees first when a caller first asks. A function on a call cycle with the caller being
+    solved returns nothing (no finding beats a guess); the facts solved for a `.func` along
+    the way are the ones its own `tcgen05_pending` result reuses."""
+
+    def __init__(self, context: ModuleContext) -> None:
+        self._context = context
+        self._scan: TensorMemoryScan = context.result("tcgen05_scan")
+        self._bodies = {function.name: function for function in context.module.functions if function.has_body}
+        self._facts: dict[str, TensorMemoryFacts] = {}
+        self._returned: dict[str, frozenset[tuple[str, bool]]] = {}
+        self._solving: set[str] = set()
+
+    def returned(self, name: str) -> frozenset[tuple[str, bool]]:
+        """(kind, in flight) of the `tcgen05.ld`/`st` the `.func` ``name`` may return unwaited."""
+        known = self._returned.get(name)
+        if known is not None:
+            return known
+        function = self._bodies.get(name)
+        operations = self._scan.callee_operations.get(name, frozenset())
+        if function is None or function.is_kernel or name in self._solving or ("ld" not in operations and "st" not in operations):
+            return frozenset()
+        known = self._returned[name] = self.facts(function).returned_pending()
+        return known
+
+    def facts(self, function: Function, keep_every_fact: bool = False) -> TensorMemoryFacts:
+        """``function`` solved, with its callees' returned accesses."""
+        known = self._facts.get(function.name) if not keep_every_fact else None
+        if known is not None:
+            return known
+        self._solving.add(function.name)
+        try:
+            known = TensorMemoryFacts(*_solve_with(self._context, function, self.returned, keep_every_fact))
+        finally:
+            self._solving.discard(function.name)
+        if not keep_every_fact:
+            self._facts[function.name] = known
+        return known
+
+
+def _solve_with(
+    context: ModuleContext,
+    function: Function,
+    returned: Callable[[str], frozenset[tuple[str, bool]]],
+    keep_every_fact: bool,
+) -> tuple[_TensorMemoryState, Solution[PathState[Payload]]]:
     scan = context.result("tcgen05_scan")
     analysis = _TensorMemoryState(
         context.result("warp_branches", function),
@@ -408,12 +527,23 @@ def _solve(context: ModuleContext, function: Function, keep_every_fact: bool = F
         scan.callee_operations,
         scan.instructions(function),
         keep_every_fact,
+        returned,
     )
     return analysis, solve_forward(analysis.branches.values.cfg, analysis)
 
 
+def _solve(context: ModuleContext, function: Function, keep_every_fact: bool = False) -> tuple[_TensorMemoryState, Solution[PathState[Payload]]]:
+    """The path analysis of ``function`` and its fixed point (``keep_every_fact``: see
+    :class:`~ptxlint.analyses.path_sensitive.PathSensitiveAnalysis`; tests compare the two)."""
+    return _solve_with(context, function, context.result("tcgen05_returns").returned, keep_every_fact)
+
+
 def _run(context: ModuleContext, function: Function) -> TensorMemoryFacts:
-    return TensorMemoryFacts(*_solve(context, function))
+    return context.result("tcgen05_returns").facts(function)  # type: ignore[no-any-return]
+
+
+def _returns(context: ModuleContext) -> ReturnedAccesses:
+    return ReturnedAccesses(context)
 
 
 def _describe_pending(facts: TensorMemoryFacts, function: Function) -> Describe:
@@ -441,11 +571,17 @@ def _describe_pending(facts: TensorMemoryFacts, function: Function) -> Describe:
 
 PASSES = (
     Pass(
+        "tcgen05_returns",
+        "the `tcgen05.ld`/`st` each `.func` may return to its caller unwaited",
+        _returns,
+        requires=("warp_branches", "tcgen05_scan"),
+    ),
+    Pass(
         "tcgen05_pending",
         "the `tcgen05.ld`/`st` a thread has not waited for and the allocations it has not freed, per path",
         _run,
         per_function=True,
-        requires=("warp_branches", "tcgen05_scan"),
+        requires=("warp_branches", "tcgen05_scan", "tcgen05_returns"),
         printer=_describe_pending,
     ),
 )

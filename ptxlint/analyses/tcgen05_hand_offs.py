@@ -1,6 +1,7 @@
-"""The two searches behind PTX202's questions to the `tcgen05_pending` pass, over the CFG and the
+"""The searches behind PTX202's questions to the `tcgen05_pending` pass, over the CFG and the
 per-edge facts the pass hands them (no solver state): which hand-offs an access reaches first,
-and whether a CTA barrier publishes nothing before the thread's wait. The classification of
+whether a CTA barrier publishes nothing before the thread's wait, and which dealloc a thread
+reaches from a hand-off before its wait. The classification of
 hand-offs is :mod:`ptxlint.isa.hand_offs`."""
 
 from __future__ import annotations
@@ -138,3 +139,54 @@ def settles_before_next_barrier(
                     seen.add(state)
                     work.append(state)
     return True
+
+
+def free_before_wait(
+    cfg: ControlFlowGraph,
+    function: Function,
+    summaries: dict[str, frozenset[str]],
+    carries: Callable[[int, int], bool],
+    hand_off: int,
+    kind: str,
+) -> int | None:
+    """The first `tcgen05.dealloc` (or call that deallocates) found on a path from the hand-off
+    at ``hand_off`` on which the thread has not yet waited for its accesses of ``kind``, along
+    the edges ``carries(source, target)`` says keep the access pending; None if every path waits
+    first (a call whose body is unknown is assumed to wait)."""
+    instructions = function.instructions
+    wait = f"wait::{kind}"
+    budget = _SEARCH_BUDGET
+    seen: set[int] = set()
+    work = [(hand_off + 1, cfg.block_of(hand_off))]
+    while work:
+        position, block = work.pop()
+        end = cfg.blocks[block].end
+        waited = False
+        while position < end:
+            budget -= 1
+            if budget < 0:
+                return None
+            instruction = instructions[position]
+            opcode = instruction.opcode
+            if opcode.base == "call":
+                operations = called_operations(instruction, summaries)
+                if operations is None or wait in operations:
+                    waited = True
+                    break
+                if "dealloc" in operations:
+                    return position
+            elif opcode.base == "tcgen05":
+                performed = operation(opcode.base, opcode.modifiers)
+                if performed == wait and instruction.guard is None:
+                    waited = True
+                    break
+                if performed == "dealloc":
+                    return position
+            position += 1
+        if waited:
+            continue
+        for successor in cfg.successors(block):
+            if successor != cfg.exit and successor not in seen and carries(block, successor):
+                seen.add(successor)
+                work.append((cfg.blocks[successor].start, successor))
+    return None

@@ -62,6 +62,14 @@ class TensorMemoryScan:
         operations = self.operations(function)
         return "ld" in operations or "st" in operations
 
+    def may_have_pending(self, function: Function) -> bool:
+        """Whether a thread of ``function`` can have a `tcgen05.ld`/`st` pending: the function
+        issues one, or calls a `.func` that does (and may return it unwaited)."""
+        if self.issues_accesses(function):
+            return True
+        operations = self.callee_operations.get(function.name, frozenset())
+        return "ld" in operations or "st" in operations
+
     def works_on_allocated(self, function: Function) -> bool:
         """Whether ``function`` can run with tensor memory allocated: a kernel that allocates
         (itself or through a call), or a `.func` in a module where something allocates. TMEM

@@ -81,7 +81,7 @@ from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function, Instruction
 from ptxlint.isa.tcgen05 import TENSOR_CORE_OPERATIONS, operation
 from ptxlint.rules.base import Rule
-from ptxlint.rules.tcgen05_messages import wait_advice, pending_labels, waiting_instruction, witness_labels
+from ptxlint.rules.tcgen05_messages import access_name, pending_labels, wait_advice, waiting_instruction, witness_labels
 
 if TYPE_CHECKING:
     from ptxlint.analyses.tcgen05 import Pending, TensorMemoryFacts
@@ -92,7 +92,7 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
     for function in context.module.functions:
         if (
             function.has_body
-            and scan.issues_accesses(function)
+            and scan.may_have_pending(function)
             and not scan.operations(function).isdisjoint(TENSOR_CORE_OPERATIONS)
             and scan.works_on_allocated(function)
         ):
@@ -119,14 +119,14 @@ def _report(pending: TensorMemoryFacts, function: Function, index: int, instruct
     first = hazards[0]
     access = function.instructions[first.index]
     wait = waiting_instruction(first.kind)
-    labels = pending_labels(function, hazards, "issued here is not waited for")
+    labels = pending_labels(function, hazards, "not waited for")
     return RULE.diagnostic(
         instruction.opcode_span,
-        f"`{name}` can start while the `tcgen05.{first.kind}` on line {access.span.line} is pending: "
+        f"`{name}` can start while the {access_name(access, first.kind)} on line {access.span.line} is pending: "
         f"no `{wait}` on the path between them",
         labels=labels,
         witness=[
-            Label(access.span, f"`tcgen05.{first.kind}` issued"),
+            Label(access.span, f"{access_name(access, first.kind)} " + ("unwaited" if access.opcode.base == "call" else "issued")),
             *witness_labels(pending.access_witness(first, index)),
             Label(instruction.span, f"`{name}` issued before the wait"),
         ],

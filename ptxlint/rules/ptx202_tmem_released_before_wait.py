@@ -60,9 +60,15 @@ in flight is undefined behaviour.
 
 ## Exceptions
 A `tcgen05.ld` all of whose destination registers have been read before the hand-off has
-completed (its values cannot exist earlier), so it is not reported. `bar.warp.sync` and weak
+delivered its values, so it is not reported, unless the hand-off lets tensor memory be freed
+before the thread waits: a `tcgen05.dealloc` the thread reaches from the hand-off (its own, or
+another warp's after the barrier, as in Triton's epilogue) with no `tcgen05.wait::ld` between.
+A register dependence orders nothing in tensor memory (PTX ISA §9.7.16.6.4.5), so only the wait
+orders the load before the free; the finding then shows the load, the hand-off and the
+dealloc. `bar.warp.sync` and weak
 stores hand nothing over. A call to a function that waits counts as a wait; a call to a function
-whose body is not in the module is assumed to wait. A `.func`'s `ret` is not an exit. Kernels
+whose body is not in the module is assumed to wait. A `.func`'s `ret` is not an exit: what it
+returns unwaited is pending in its caller from the call on, and reported there. Kernels
 that never allocate tensor memory (themselves or through a call) are not checked. Only the first
 hand-off on a path after the access is reported: the barriers and atomics that follow it repeat
 the same finding. A CTA barrier (`bar.sync`, `barrier.sync`, …) hands nothing over when no
@@ -82,17 +88,18 @@ from ptxlint.ir import Function, Instruction
 from ptxlint.isa.barriers import is_cta_barrier
 from ptxlint.isa.hand_offs import HAND_OFF_BASES, KERNEL_RET, RELEASE_STORE, hand_off
 from ptxlint.rules.base import Rule
-from ptxlint.rules.tcgen05_messages import pending_labels, wait_advice, waiting_instruction, witness_labels
+from ptxlint.rules.tcgen05_messages import access_name, pending_labels, wait_advice, waiting_instruction, warps_text, witness_labels
 
 if TYPE_CHECKING:
     from ptxlint.analyses.path_witness import BranchStep
-    from ptxlint.analyses.tcgen05 import Pending
+    from ptxlint.analyses.roles import FunctionRoles
+    from ptxlint.analyses.tcgen05 import Pending, TensorMemoryFacts
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
     scan = context.result("tcgen05_scan")
     for function in context.module.functions:
-        if function.has_body and scan.issues_accesses(function) and scan.works_on_allocated(function):
+        if function.has_body and scan.may_have_pending(function) and scan.works_on_allocated(function):
             yield from _check_function(context, function)
 
 
@@ -110,9 +117,10 @@ def _check_function(context: ModuleContext, function: Function) -> Iterator[Diag
     for index, name in events:
         opcode = instructions[index].opcode
         barrier = is_cta_barrier(opcode.base, opcode.modifiers)
+        before = [item for item, _ in pending.pending_before(index)]
         in_flight = [
             item
-            for item, _ in pending.pending_before(index)
+            for item in before
             if not item.values_consumed
             and pending.first_hand_off(item, index)
             and not (barrier and pending.settles_before_next_barrier(index, item))
@@ -121,7 +129,20 @@ def _check_function(context: ModuleContext, function: Function) -> Iterator[Diag
             # The path shown is that of an access the hand-off follows only around a loop, if
             # there is one: the back edge is what a reader must see.
             around = next((item for item in in_flight if item.index > index), in_flight[0])
-            yield _report(function, instructions[index], name, in_flight, around, pending.access_witness(around, index))
+            free = pending.freed_before_wait(around, index) if barrier else None
+            yield _report(context, pending, function, index, name, in_flight, around, free)
+            continue
+        # Loads whose values were read, but not waited for, before tensor memory is freed.
+        unordered = [
+            (item, free)
+            for item in before
+            if item.values_consumed
+            and pending.first_hand_off(item, index)
+            and (free := pending.freed_before_wait(item, index)) is not None
+        ]
+        if unordered:
+            item, free = unordered[0]
+            yield _report(context, pending, function, index, name, [entry[0] for entry in unordered], item, free)
 
 
 def _describe(name: str) -> str:
@@ -134,26 +155,52 @@ def _describe(name: str) -> str:
 
 
 def _report(
-    function: Function, instruction: Instruction, name: str, in_flight: list[Pending], around: Pending, steps: list[BranchStep]
+    context: ModuleContext,
+    pending: TensorMemoryFacts,
+    function: Function,
+    index: int,
+    name: str,
+    items: list[Pending],
+    around: Pending,
+    free: int | None,
 ) -> Diagnostic:
-    first = in_flight[0]
-    access = function.instructions[first.index]
+    instructions = function.instructions
+    instruction = instructions[index]
+    first = items[0]
+    access = instructions[first.index]
     wait = waiting_instruction(first.kind)
-    labels = pending_labels(function, in_flight, "still in flight")
-    # The path from the access to the hand-off, when branches decide it.
-    witness = [
-        Label(function.instructions[around.index].span, f"`tcgen05.{around.kind}` issued"),
-        *witness_labels(steps),
-        Label(instruction.span, f"{_describe(name)} before `{wait}`"),
-    ] if steps else []
-    return RULE.diagnostic(
-        instruction.opcode_span,
-        f"{_describe(name)} while the `tcgen05.{first.kind}` on line {access.span.line} may be in flight: "
-        f"`{wait}` first",
-        labels=labels,
-        help=_help(name, first.kind),
-        witness=witness,
-    )
+    consumed = all(item.values_consumed for item in items)
+    labels = pending_labels(function, items, "not waited for" if consumed else "still in flight")
+    steps = pending.access_witness(around, index)
+    witness: list[Label] = []
+    if steps or free is not None:
+        # The path from the access to the hand-off, when branches decide it, and on to the
+        # dealloc the hand-off lets through.
+        witness = [
+            Label(instructions[around.index].span, f"{access_name(instructions[around.index], around.kind)} issued" if instructions[around.index].opcode.base != "call" else f"{access_name(instructions[around.index], around.kind)} unwaited"),
+            *witness_labels(steps),
+            Label(instruction.span, f"{_describe(name)} before `{wait}`"),
+        ]
+    if free is not None:
+        freeing = instructions[free]
+        roles: FunctionRoles = context.result("roles", function)
+        warps = roles.warps_at(free, freeing)
+        who = f" by {warps_text(warps)}" if warps else ""
+        witness += [
+            *witness_labels(pending.free_witness(around, index, free)),
+            Label(freeing.span, f"tensor memory freed{who}, the access not ordered before it"),
+        ]
+    what = f"{access_name(access, first.kind)} on line {access.span.line}"
+    if consumed and free is not None:
+        message = (
+            f"{_describe(name)} lets the `tcgen05.dealloc` on line {instructions[free].span.line} free tensor memory "
+            f"while the {what} is not waited for: `{wait}` first"
+        )
+        help_text = f"wait with {wait_advice(first.kind)} before {_describe(name)}: reading the loaded registers does not order the load before the dealloc"
+    else:
+        message = f"{_describe(name)} while the {what} may be in flight: `{wait}` first"
+        help_text = _help(name, first.kind)
+    return RULE.diagnostic(instruction.opcode_span, message, labels=labels, help=help_text, witness=witness)
 
 
 def _help(name: str, kind: str) -> str:
@@ -175,7 +222,7 @@ RULE = Rule(
     summary="Tensor memory handed over, freed or abandoned with a `tcgen05.ld`/`st` in flight",
     docs=__doc__ or "",
     check=check,
-    requires=("tcgen05_scan", "tcgen05_pending"),
+    requires=("tcgen05_scan", "tcgen05_pending", "roles"),
     tags=("correctness", "tcgen05", "memory-ordering"),
     precision="high",
 )

@@ -1,12 +1,14 @@
-"""The wording the tensor-memory rules (PTX201–PTX203) share: the pending accesses as labels, the
-wait that retires them, and the branch steps of a witness path."""
+"""The wording the tensor-memory rules (PTX201–PTX204) share: the pending accesses as labels, the
+wait that retires them, warp sets, and the branch steps of a witness path."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable
 
+from ptxlint.analyses.reaching_threads import ranges
+from ptxlint.callgraph import callee_name
 from ptxlint.diagnostics import Label
-from ptxlint.ir import Function
+from ptxlint.ir import Function, Instruction
 
 if TYPE_CHECKING:
     from ptxlint.analyses.path_witness import BranchStep
@@ -29,9 +31,24 @@ def wait_advice(kind: str) -> str:
     return f"`{waiting_instruction(kind)}.sync.aligned` (CUTLASS: `cutlass::arch::{name}()`, CuTe DSL: `cute.arch.{name}()`)"
 
 
+def access_name(instruction: Instruction, kind: str) -> str:
+    """"`tcgen05.ld`", or for a call whose callee returned the access unwaited, "`tcgen05.ld`
+    returned by `load_accumulator`"."""
+    if instruction.opcode.base == "call":
+        return f"`tcgen05.{kind}` returned by `{callee_name(instruction)}`"
+    return f"`tcgen05.{kind}`"
+
+
 def pending_labels(function: Function, items: Iterable[Pending], text: str) -> list[Label]:
-    """One label per pending access: "`tcgen05.ld` <text>" on the instruction that issued it."""
-    return [Label(function.instructions[item.index].span, f"`tcgen05.{item.kind}` {text}") for item in items]
+    """One label per pending access: "`tcgen05.ld` <text>" on the instruction that issued it (the
+    call, for an access a callee returned)."""
+    instructions = function.instructions
+    return [Label(instructions[item.index].span, f"{access_name(instructions[item.index], item.kind)} {text}") for item in items]
+
+
+def warps_text(mask: int) -> str:
+    """"warp 0", "warps 1-3", "warps 0, 2, 4-7" for a warp mask."""
+    return ("warp " if mask & (mask - 1) == 0 else "warps ") + ranges(mask)
 
 
 def witness_labels(steps: Iterable[BranchStep]) -> list[Label]:
