@@ -1,11 +1,11 @@
-"""Unit tests for the which-threads-reach lattice (`ptxlint/analyses/reaching_threads.py`): how a
+"""Unit tests for the which-threads-reach lattice (`ptxlint/analyses/threads/lane_sets.py`): how a
 branch on thread-varying data, the meeting of its two sides, and the knowledge that a meeting
 point is reached by every thread that took a branch combine into "whole warps"."""
 
 from __future__ import annotations
 
 from ptxlint.analyses.lanes import Level
-from ptxlint.analyses.reaching_threads import ThreadSpace
+from ptxlint.analyses.threads.lane_sets import ThreadSpace
 
 WARP = (1 << 32) - 1
 SPACE = ThreadSpace(128)  # four warps

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, NamedTuple
 
-from ptxlint.analyses.lone_threads import LoneThreads
 from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState, Screen, join_groups
 from ptxlint.analyses.path_witness import BranchStep, branch_steps, witness_path
-from ptxlint.analyses.reaching_threads import ranges
-from ptxlint.analyses.roles import BranchTable, FunctionRoles
 from ptxlint.analyses.shared_buffers import Buffer, SharedBuffers
+from ptxlint.analyses.threads.branch_sides import BranchTable, FunctionRoles
+from ptxlint.analyses.threads.lane_sets import ranges
+from ptxlint.analyses.threads.reach import LoneThreads
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, StatesBefore, solve_forward
 from ptxlint.ir import Address, Function, Immediate, Instruction, Register

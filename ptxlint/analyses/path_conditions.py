@@ -11,7 +11,7 @@ and a later `setp.eq %p6, %r1, 0` name the same condition. A predicate register 
 condition of its own (for `elect.sync` predicates, which no comparison defines); `not.pred` and
 `mov.pred` define one predicate by another, and conditions on an unchanged copy
 (`mov.b32 %r35, %r1`) are conditions on the original. Only registers some guard depends on
-(:class:`~ptxlint.analyses.roles.ConditionRegisters`) are tracked, and on entering a block a
+(:class:`~ptxlint.analyses.threads.branch_sides.ConditionRegisters`) are tracked, and on entering a block a
 context keeps only the facts a later test there can still meet (:meth:`PathContext.relevant_to`).
 """
 

@@ -25,9 +25,9 @@ from typing import Iterable, NamedTuple
 
 from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState
 from ptxlint.analyses.path_witness import BranchStep, branch_steps, witness_path
-from ptxlint.analyses.roles import BranchTable, warp_list
 from ptxlint.analyses.tcgen05_hand_offs import FirstHandOffs, hand_offs_in, settles_before_next_barrier
 from ptxlint.analyses.tcgen05_scan import called_operations
+from ptxlint.analyses.threads.branch_sides import BranchTable, warp_list
 from ptxlint.analyses.tmem_footprint import disjoint, footprint
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, StatesBefore, solve_forward

@@ -74,7 +74,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ptxlint.analyses.reaching_threads import ranges
+from ptxlint.analyses.threads.lane_sets import ranges
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function
@@ -82,7 +82,7 @@ from ptxlint.rules.base import Rule
 
 if TYPE_CHECKING:
     from ptxlint.analyses.barriers import BarrierUse
-    from ptxlint.analyses.roles import FunctionRoles
+    from ptxlint.analyses.threads.branch_sides import FunctionRoles
     from ptxlint.cfg import ControlFlowGraph
 
 

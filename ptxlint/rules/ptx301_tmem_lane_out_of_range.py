@@ -94,7 +94,7 @@ from ptxlint.isa.tcgen05 import LANE_SHIFT, SPLIT_SHAPE, accessible_lanes, data_
 from ptxlint.rules.base import Rule
 
 if TYPE_CHECKING:
-    from ptxlint.analyses.roles import FunctionRoles
+    from ptxlint.analyses.threads.branch_sides import FunctionRoles
     from ptxlint.analyses.warp_value_lattice import TensorAddress
 
 

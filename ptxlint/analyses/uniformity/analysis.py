@@ -9,7 +9,7 @@ from typing import Sequence
 from ptxlint import cfg as cfg_module
 from ptxlint import ir
 from ptxlint.analyses.lanes import LaneModel, Level
-from ptxlint.analyses.reaching_threads import Threads, ThreadSpace
+from ptxlint.analyses.threads.lane_sets import Threads, ThreadSpace
 from ptxlint.analyses.uniformity.calls import CallTransfer
 from ptxlint.analyses.uniformity.control import ControlTransfer
 from ptxlint.analyses.uniformity.data import DataTransfer

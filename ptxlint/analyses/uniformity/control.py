@@ -11,7 +11,7 @@ from typing import cast
 
 from ptxlint import ir
 from ptxlint.analyses.lanes import Level, TidSet
-from ptxlint.analyses.reaching_threads import Threads
+from ptxlint.analyses.threads.lane_sets import Threads
 from ptxlint.analyses.uniformity.branches import BranchInfo
 from ptxlint.analyses.uniformity.lattice import (
     Divergence,

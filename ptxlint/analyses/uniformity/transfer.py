@@ -11,8 +11,8 @@ if TYPE_CHECKING:
     from ptxlint import cfg as cfg_module
     from ptxlint import ir
     from ptxlint.analyses.lanes import LaneModel, Level
-    from ptxlint.analyses.reaching_threads import Threads, ThreadSpace
     from ptxlint.analyses.registers import Liveness
+    from ptxlint.analyses.threads.lane_sets import Threads, ThreadSpace
     from ptxlint.analyses.uniformity.branches import BranchInfo
     from ptxlint.analyses.uniformity.correlation import Correlated
     from ptxlint.analyses.uniformity.facts import InstructionFacts, Summaries

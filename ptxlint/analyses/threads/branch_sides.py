@@ -14,7 +14,7 @@ import functools
 from dataclasses import dataclass
 from typing import Callable
 
-from ptxlint.analyses.reaching_threads import ranges
+from ptxlint.analyses.threads.lane_sets import ranges
 from ptxlint.analyses.registers import RegisterIndex
 from ptxlint.analyses.warp_value_lattice import TensorAddress, entry_for_warp
 from ptxlint.analyses.warp_values import FunctionValues, warp_count_of
