@@ -82,7 +82,7 @@ from ptxlint.rules.base import Rule
 
 if TYPE_CHECKING:
     from ptxlint.analyses.barriers import BarrierUse
-    from ptxlint.analyses.threads.branch_sides import FunctionRoles
+    from ptxlint.analyses.threads.reach import ThreadReach
     from ptxlint.cfg import ControlFlowGraph
 
 
@@ -100,7 +100,7 @@ def _check_function(context: ModuleContext, function: Function) -> Iterator[Diag
     candidates = {barrier: uses for barrier, uses in by_barrier.items() if len(uses) > 1}
     if not candidates:
         return
-    roles: FunctionRoles = context.result("roles", function)
+    roles: ThreadReach = context.result("roles", function)
     graph: ControlFlowGraph = context.result("cfg", function)
     for barrier, uses in sorted(candidates.items()):
         warps = {use.index: roles.warps_at(use.index, use.instruction) for use in uses}

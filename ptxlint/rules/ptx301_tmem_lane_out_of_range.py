@@ -94,7 +94,7 @@ from ptxlint.isa.tcgen05 import LANE_SHIFT, SPLIT_SHAPE, accessible_lanes, data_
 from ptxlint.rules.base import Rule
 
 if TYPE_CHECKING:
-    from ptxlint.analyses.threads.branch_sides import FunctionRoles
+    from ptxlint.analyses.threads.reach import ThreadReach
     from ptxlint.analyses.warp_value_lattice import TensorAddress
 
 
@@ -106,7 +106,7 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
 
 
 def _check_function(context: ModuleContext, function: Function) -> Iterator[Diagnostic]:
-    roles: FunctionRoles | None = None
+    roles: ThreadReach | None = None
     for index in context.result("tcgen05_scan").instructions(function):
         instruction = function.instructions[index]
         if operation(instruction.opcode.base, instruction.opcode.modifiers) not in ("ld", "st"):
@@ -118,7 +118,7 @@ def _check_function(context: ModuleContext, function: Function) -> Iterator[Diag
             yield _report(instruction, violations)
 
 
-def _violations(roles: FunctionRoles, index: int, instruction: Instruction) -> Iterator[tuple[int, range, range]]:
+def _violations(roles: ThreadReach, index: int, instruction: Instruction) -> Iterator[tuple[int, range, range]]:
     """(warp, lanes it touches, lanes it may touch) for each warp that breaks the rule."""
     warps = roles.warps_at(index, instruction)
     if not roles.warp_count_known and warps == roles.everyone:

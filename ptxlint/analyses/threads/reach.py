@@ -1,80 +1,147 @@
-"""Which instructions at most one thread of the CTA executes: those one warp reaches (the
-`roles` pass) and past a test that leaves one lane of it — a branch or guarded exit on
-`%laneid` or `%tid.x & 31` against a constant (`if (laneid() > 0) return;`), or on an
-`elect.sync` predicate (`if (elect_one_sync())`). What such a thread writes, only it wrote: the
-async-proxy rules let its own later fence order its own writes across the arrives and barriers
-it passes (a controller thread that records, arrives, then fences and copies).
+"""Which threads reach each instruction, as one result asked two ways: which warps of the CTA may
+execute it (:meth:`ThreadReach.warps_at`), and whether at most one thread of the CTA does
+(:meth:`ThreadReach.alone`).
 
-Only shapes that pin a lane by dominance are recognised (the block after the test, and the
-blocks it dominates); anything else is assumed to run in several threads, which only ever
-reports more.
+Warp-specialised kernels give warps roles with branches on the warp index (`if (warp == 0)` the
+MMA issuer, `else if (warp >= 4)` the epilogue). The state is the set of warps that may be at a
+point, as a bit mask; each edge out of a conditional branch keeps the warps that can take it
+(:mod:`.branch_sides`, from the predicate evaluated per warp by
+:mod:`ptxlint.analyses.warp_values`). An instruction that one warp reaches is executed by one
+thread when it also lies past a test that leaves one lane of that warp: a branch or guarded exit
+on `%laneid` or `%tid.x & 31` against a constant (`if (laneid() > 0) return;`), or on an
+`elect.sync` predicate (`if (elect_one_sync())`), whose side dominates it. The sides are those of
+the same branch table the warps are carried along. What such a thread writes, only it wrote: the
+async-proxy rules let its own later fence order its own writes across the arrives and barriers it
+passes (a controller thread that records, arrives, then fences and copies). Only shapes that pin a
+lane by dominance are recognised; anything else is assumed to run in several threads, which only
+ever reports more.
+
+The exact lanes of each warp, where `%tid.x` conditions decide them, are the lattice of
+:mod:`.lane_sets`, which the uniformity analysis carries in its control state.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Mapping
 
+from ptxlint.analyses.threads.branch_sides import BranchTable, all_warps, warp_list
+from ptxlint.analyses.threads.lane_sets import ranges
+from ptxlint.analyses.warp_value_lattice import TensorAddress, entry_for_warp
+from ptxlint.analyses.warp_values import warp_count_of
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import ModuleContext
-from ptxlint.ir import Function, Immediate, Instruction, Register, SpecialRegister
+from ptxlint.dataflow import Solution, solve_forward
+from ptxlint.ir import Function, Immediate, Instruction, Operand, Register, SpecialRegister
 from ptxlint.passes import Describe, Pass
 
 _WARP_LANES = 31
 
 
-class LoneThreads:
-    """The instructions of one function at most one thread of the CTA executes."""
+class WarpsReaching:
+    """Forward analysis: the set of warps that may reach each block."""
 
-    def __init__(self, indices: frozenset[int]) -> None:
-        self._indices = indices
+    def __init__(self, branches: BranchTable) -> None:
+        self.branches = branches
+        self.everyone = all_warps(branches.warp_count)
+
+    def bottom(self) -> int:
+        return 0
+
+    def entry(self) -> int:
+        return self.everyone
+
+    def join(self, first: int, second: int) -> int:
+        return first | second
+
+    def transfer(self, index: int, instruction: Instruction, state: int) -> int:
+        return state
+
+    def instructions_of(self, block: int) -> tuple[int, ...]:
+        """No instruction changes which warps are here: only edges do."""
+        return ()
+
+    def refine(self, source: int, target: int, state: int) -> int:
+        branch = self.branches.branch(source)
+        if branch is None:
+            return state
+        return state & branch.warps_to(target)
+
+
+class ThreadReach:
+    """Which threads reach each instruction of a function: the warps (its guard included), whether
+    at most one thread, and what a TMEM address operand is in each warp."""
+
+    def __init__(
+        self,
+        branches: BranchTable,
+        solution: Solution[int],
+        writers: Mapping[str, list[int]],
+        warp_count: int,
+        warp_count_known: bool,
+    ) -> None:
+        self._branches = branches
+        self._solution = solution
+        self._writers = writers
+        self.warp_count = warp_count
+        self.warp_count_known = warp_count_known  # from `.reqntid`/`.maxntid`, not the 32-warp maximum
+
+    @property
+    def everyone(self) -> int:
+        return all_warps(self.warp_count)
+
+    def reachable(self, index: int) -> bool:
+        """Whether some warp can reach instruction ``index``'s block."""
+        return self._solution.cfg.block_of(index) in self._solution.block_entry
+
+    def warps_at(self, index: int, instruction: Instruction) -> int:
+        """The warps that may execute instruction ``index`` (its own guard included)."""
+        mask = self._solution.block_entry.get(self._solution.cfg.block_of(index), 0)
+        if instruction.guard is not None:
+            mask &= self._branches.guard_warps(index, instruction)[not instruction.guard.negated]
+        return mask
 
     def alone(self, index: int) -> bool:
-        return index in self._indices
+        """Whether at most one thread of the CTA executes instruction ``index``: one warp, past a
+        lane test that leaves one lane of it."""
+        instruction = self._solution.cfg.function.instructions[index]
+        if self._solution.cfg.block_of(index) not in self._one_lane_blocks:
+            return False
+        warps = self.warps_at(index, instruction)
+        return warps != 0 and warps & (warps - 1) == 0
 
+    @functools.cached_property
+    def _one_lane_blocks(self) -> frozenset[int]:
+        """The blocks every path to which passed the side of a lane test that one lane takes."""
+        graph: ControlFlowGraph = self._solution.cfg
+        instructions = graph.function.instructions
+        pinned: set[int] = set()
+        for block in graph.reverse_post_order:
+            branch = self._branches.branch(block)
+            if branch is None:
+                continue
+            holds_for_one = _one_lane_when(branch.predicate, self._writers, instructions)
+            if holds_for_one is None:
+                continue
+            for side in graph.successors(block):
+                if side != graph.exit and branch.outcome(side) is holds_for_one and tuple(graph.predecessors(side)) == (block,):
+                    pinned.update(other for other in graph.reverse_post_order if graph.dominates(side, other))
+        return frozenset(pinned)
 
-def _run(context: ModuleContext, function: Function) -> LoneThreads:
-    instructions = function.instructions
-    tests = [index for index, instruction in enumerate(instructions) if _pins_lane_test(instruction)]
-    if not tests:
-        return LoneThreads(frozenset())
-    graph: ControlFlowGraph = context.result("cfg", function)
-    writers = context.result("registers", function).writers
-    pinned: set[int] = set()  # blocks every path to which passed a lane test
-    for index in tests:
-        instruction = instructions[index]
-        guard = instruction.guard
-        if guard is None or type(guard.predicate) is not Register:
-            continue
-        holds_for_one = _one_lane_when(guard.predicate.name, writers, instructions)
-        if holds_for_one is None:
-            continue
-        block = graph.block_of(index)
-        if graph.blocks[block].end - 1 != index:
-            continue  # not the instruction that ends its block
-        fallthrough = block + 1
-        if instruction.opcode.base == "bra":
-            # Taken where the guard holds: the one lane goes there when the guard's truth is its.
-            goes_one = holds_for_one is (not guard.negated)
-            sides = [successor for successor in graph.successors(block) if (successor != fallthrough) is goes_one]
-        else:  # a guarded exit: the lanes for which the guard is false stay
-            sides = [fallthrough] if holds_for_one is guard.negated and fallthrough in graph.successors(block) else []
-        for side in sides:
-            if tuple(graph.predecessors(side)) == (block,):
-                pinned.update(other for other in graph.reverse_post_order if graph.dominates(side, other))
-    roles = context.result("roles", function)
-    alone: set[int] = set()
-    for index, instruction in enumerate(instructions):
-        if graph.block_of(index) not in pinned:
-            continue
-        warps = roles.warps_at(index, instruction)
-        if warps and warps & (warps - 1) == 0:
-            alone.add(index)
-    return LoneThreads(frozenset(alone))
-
-
-def _pins_lane_test(instruction: Instruction) -> bool:
-    base = instruction.opcode.base
-    return instruction.guard is not None and base in ("bra", "ret", "exit")
+    def tensor_addresses(self, index: int, operand: Operand, warps: int) -> list[tuple[int, TensorAddress]]:
+        """For each of ``warps``, in order, the TMEM address ``operand`` of instruction
+        ``index`` holds when that warp executes it, where the value analysis knows one."""
+        values = self._branches.values
+        state = values.state_before(index)
+        if state is None:
+            return []
+        value = values.analysis.value_of(operand, state)
+        found = []
+        for warp in warp_list(warps):
+            entry = entry_for_warp(value, warp)
+            if type(entry) is TensorAddress:
+                found.append((warp, entry))
+        return found
 
 
 def _definition(name: str, writers: Mapping[str, list[int]], instructions: tuple[Instruction, ...]) -> Instruction | None:
@@ -129,18 +196,35 @@ def _is_tid_x(name: str, writers: Mapping[str, list[int]], instructions: tuple[I
     return type(source) is SpecialRegister and source.name in ("%tid.x", "%laneid")
 
 
-def _describe(lone: LoneThreads, function: Function) -> Describe:
-    """``alone`` where at most one thread of the CTA executes the instruction."""
-    return lambda index, instruction: "alone" if lone.alone(index) else "-"
+def _run(context: ModuleContext, function: Function) -> ThreadReach:
+    branches = context.result("warp_branches", function)
+    solution = solve_forward(branches.values.cfg, WarpsReaching(branches))
+    _, known = warp_count_of(context, function)
+    return ThreadReach(branches, solution, context.result("registers", function).writers, branches.warp_count, known)
+
+
+def _describe(reach: ThreadReach, function: Function) -> Describe:
+    """Per instruction, the warps that may execute it (its guard included), as the
+    tensor-memory rules see them: ``4-7 of 8`` (``of up to 32`` without a launch directive),
+    and ``one thread`` where at most one thread of the CTA does."""
+    count = f"of {reach.warp_count}" if reach.warp_count_known else f"of up to {reach.warp_count}"
+
+    def describe(index: int, instruction: Instruction) -> str:
+        if not reach.reachable(index):
+            return "unreachable"
+        warps = f"{ranges(reach.warps_at(index, instruction)) or 'none'} {count}"
+        return f"{warps}, one thread" if reach.alone(index) else warps
+
+    return describe
 
 
 PASSES = (
     Pass(
-        "lone_threads",
-        "which instructions at most one thread of the CTA executes (one warp, one lane past a lane test)",
+        "roles",
+        "which warps of the CTA may execute each instruction, and which instructions at most one thread executes",
         _run,
         per_function=True,
-        requires=("cfg", "registers", "roles"),
+        requires=("warp_branches", "registers"),
         printer=_describe,
     ),
 )
