@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Iterator
 
 from ptxlint.analyses.registers import RegisterIndex
 from ptxlint.analyses.warp_values import FunctionValues
@@ -135,6 +136,10 @@ class BranchTable:
 
     def branch(self, block: int) -> Branch | None:
         return self._branches.get(block)
+
+    def conditional(self) -> Iterator[tuple[int, Branch]]:
+        """Each block that ends in a conditional branch, with the branch, in reverse post-order."""
+        return ((block, branch) for block, branch in self._branches.items() if branch is not None)
 
     def guard_warps(self, index: int, instruction: Instruction) -> tuple[int, int]:
         """The warps in which the guard predicate of instruction ``index`` may be False, and
