@@ -1,11 +1,11 @@
-"""Unit tests for the which-threads-reach lattice (`ptxlint/analyses/reaching_threads.py`): how a
+"""Unit tests for the which-threads-reach lattice (`ptxlint/analyses/threads/lane_sets.py`): how a
 branch on thread-varying data, the meeting of its two sides, and the knowledge that a meeting
 point is reached by every thread that took a branch combine into "whole warps"."""
 
 from __future__ import annotations
 
 from ptxlint.analyses.threads.tid_fields import Level
-from ptxlint.analyses.reaching_threads import ThreadSpace
+from ptxlint.analyses.threads.lane_sets import ThreadSpace, warps_holding, widen_lanes, widen_warps
 
 WARP = (1 << 32) - 1
 SPACE = ThreadSpace(128)  # four warps
@@ -59,3 +59,12 @@ def test_joins_stay_idempotent_and_commutative() -> None:
     other = SPACE.some_of(SPACE.restrict(SPACE.everyone, WARP_ZERO), branch=3, taken=False)
     assert SPACE.join(part, part) == part
     assert SPACE.join(part, other) == SPACE.join(other, part)
+
+
+def test_thread_bits_widen_lanes_and_warps_and_project_back_to_warps() -> None:
+    lane_zero = widen_lanes(1, 3)  # lane 0 of warps 0-2
+    assert lane_zero == 1 | 1 << 32 | 1 << 64
+    assert warps_holding(lane_zero, 3) == 0b111
+    assert widen_warps(0b10) == WARP << 32
+    assert warps_holding(widen_warps(0b101) & lane_zero, 3) == 0b101
+    assert warps_holding(widen_warps(0b10) & widen_lanes(0, 3), 3) == 0  # no lane left: no warp

@@ -3,8 +3,8 @@ values, arithmetic on TMEM addresses and the warp index, and path-condition cont
 
 from __future__ import annotations
 
-from ptxlint.analyses.roles import warps_where
 from ptxlint.analyses.threads.path_contexts import PathContext
+from ptxlint.analyses.threads.branch_sides import warps_where
 from ptxlint.analyses.threads.values_bits import and_values, extract_field, insert_field, permute_bytes
 from ptxlint.analyses.threads.values_lattice import THREAD_INDEX, VARYING, TensorAddress, ThreadFunction, join_values
 from ptxlint.analyses.threads.values_lattice import add_values as add  # the arithmetic under test

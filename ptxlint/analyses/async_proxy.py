@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, NamedTuple
 
-from ptxlint.analyses.lone_threads import LoneThreads
 from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState, Screen, join_groups
 from ptxlint.analyses.path_witness import BranchStep, branch_steps, witness_path
-from ptxlint.analyses.reaching_threads import ranges
-from ptxlint.analyses.roles import BranchTable, FunctionRoles
 from ptxlint.analyses.shared_buffers import Buffer, SharedBuffers
+from ptxlint.analyses.threads.branch_sides import BranchTable
+from ptxlint.analyses.threads.lane_sets import ranges
+from ptxlint.analyses.threads.reach import ThreadReach
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, StatesBefore, solve_forward
 from ptxlint.ir import Address, Function, Immediate, Instruction, Register
@@ -128,7 +128,7 @@ class _Classification:
             if kind == _HAND_OFF and _meets_every_thread(function.instructions[index])
         )
         self.changing = self._relevant_changes()
-        # The accesses at most one thread makes (`lone_threads`), set before the path-sensitive
+        # The accesses at most one thread makes (`roles`), set before the path-sensitive
         # solve; the screen leaves it empty (more hazards, never fewer).
         self.lone: frozenset[int] = frozenset()
 
@@ -529,19 +529,18 @@ class AsyncProxyFacts:
         self._analysis = analysis
         self._solution = solution
         self._state_before = StatesBefore(solution, analysis) if analysis is not None and solution is not None else None
-        self._roles: FunctionRoles | None = None  # which warps execute what, where there are findings
-        self._lone: LoneThreads | None = None
+        self._roles: ThreadReach | None = None  # which threads execute what, where there are findings
 
     def who(self, index: int) -> str | None:
         """Which threads execute instruction ``index``, for the rules' labels: "one thread of
         warp 3", "warps 4-7"; None where every warp may, or nothing is known."""
-        roles, lone = self._roles, self._lone
-        if roles is None or lone is None or self._classes is None:
+        roles = self._roles
+        if roles is None or self._classes is None:
             return None
         warps = roles.warps_at(index, self._classes.function.instructions[index])
         if not warps or warps == roles.everyone:
             return None
-        if lone.alone(index):
+        if roles.alone(index):
             return f"one thread of warp {ranges(warps)}"
         return f"warp {ranges(warps)}" if warps & (warps - 1) == 0 else f"warps {ranges(warps)}"
 
@@ -756,13 +755,13 @@ def _run(context: ModuleContext, function: Function) -> AsyncProxyFacts:
     screened = _ScreenFacts(classification, screen, solve_forward(graph, screen))
     if not screened.has_hazard():
         return screened  # its questions answer nothing; its states still print
-    lone = context.result("lone_threads", function)
+    roles = context.result("roles", function)
     classification.lone = frozenset(
-        index for index, kind in classification.kinds.items() if kind in (_WRITE, _HAND_OFF_WRITE, _READ) and lone.alone(index)
+        index for index, kind in classification.kinds.items() if kind in (_WRITE, _HAND_OFF_WRITE, _READ) and roles.alone(index)
     )
     analysis = _AsyncProxyState(context.result("warp_branches", function), classification)
     facts = AsyncProxyFacts(classification, analysis, solve_forward(analysis.branches.values.cfg, analysis))
-    facts._roles, facts._lone = context.result("roles", function), lone
+    facts._roles = roles
     return facts
 
 
@@ -794,7 +793,7 @@ PASSES = (
         "shared memory written without a proxy fence, asynchronous copies not waited for and unfenced `mbarrier.init`s, per path",
         _run,
         per_function=True,
-        requires=("async_scan", "cfg", "warp_branches", "shared_buffers", "lone_threads", "roles"),
+        requires=("async_scan", "cfg", "warp_branches", "shared_buffers", "roles"),
         printer=_describe,
     ),
 )

@@ -17,7 +17,7 @@ from typing import Callable, Generic, Hashable, Iterable, Sequence, TypeVar
 
 from ptxlint.analyses.threads.path_contexts import PathContext
 from ptxlint.analyses.registers import live_in
-from ptxlint.analyses.roles import Branch, BranchTable, all_warps
+from ptxlint.analyses.threads.branch_sides import Branch, BranchTable, all_warps
 from ptxlint.dataflow import indices_by_block
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.ir import Guard, Instruction, Register

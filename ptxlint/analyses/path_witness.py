@@ -9,7 +9,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Callable
 
-from ptxlint.analyses.roles import BranchTable
+from ptxlint.analyses.threads.branch_sides import BranchTable
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.source import Span
 

@@ -28,8 +28,9 @@ from __future__ import annotations
 from typing import Iterable, NamedTuple
 
 from ptxlint.analyses.path_witness import BranchStep, branch_steps, witness_path
-from ptxlint.analyses.reaching_threads import ranges
-from ptxlint.analyses.roles import BranchTable, FunctionRoles, all_warps
+from ptxlint.analyses.threads.lane_sets import ranges
+from ptxlint.analyses.threads.branch_sides import BranchTable, all_warps
+from ptxlint.analyses.threads.reach import ThreadReach
 from ptxlint.analyses.shared_buffers import Buffer, SharedBuffers
 from ptxlint.analyses.tcgen05_scan import TensorMemoryScan
 from ptxlint.cfg import ControlFlowGraph
@@ -85,7 +86,7 @@ class _Waits:
     barrier only others signal (the operands' TMA barrier) orders nothing of theirs. A barrier
     whose identity is unknown, or an arrive on an unknown one, counts for every warp."""
 
-    def __init__(self, function: Function, roles: FunctionRoles, buffers: SharedBuffers, barrier_waits: frozenset[int]) -> None:
+    def __init__(self, function: Function, roles: ThreadReach, buffers: SharedBuffers, barrier_waits: frozenset[int]) -> None:
         instructions = function.instructions
         everyone = roles.everyone
         self._cta_barriers = barrier_waits
@@ -196,7 +197,7 @@ def _races(context: ModuleContext, function: Function) -> TensorMemoryFrees:
             accesses.append(index)
     if not deallocs or not accesses:
         return _NONE
-    roles: FunctionRoles = context.result("roles", function)
+    roles: ThreadReach = context.result("roles", function)
     branches: BranchTable = context.result("warp_branches", function)
     cfg: ControlFlowGraph = branches.values.cfg
     barrier_waits = frozenset(use.index for use in context.result("barriers", function) if use.waits)
@@ -250,7 +251,7 @@ def _races(context: ModuleContext, function: Function) -> TensorMemoryFrees:
     return TensorMemoryFrees(tuple(found)) if found else _NONE
 
 
-def _slots(roles: FunctionRoles, index: int, instruction: Instruction) -> frozenset[str]:
+def _slots(roles: ThreadReach, index: int, instruction: Instruction) -> frozenset[str]:
     """The allocations (by the shared-memory slot `tcgen05.alloc` wrote the address to) the TMEM
     address operand of instruction ``index`` may point into, in the warps that execute it; empty
     when some warp's is not known."""

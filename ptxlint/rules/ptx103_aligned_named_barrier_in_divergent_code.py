@@ -74,7 +74,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ptxlint.analyses.reaching_threads import ranges
+from ptxlint.analyses.threads.lane_sets import ranges
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function
@@ -82,7 +82,7 @@ from ptxlint.rules.base import Rule
 
 if TYPE_CHECKING:
     from ptxlint.analyses.barriers import BarrierUse
-    from ptxlint.analyses.roles import FunctionRoles
+    from ptxlint.analyses.threads.reach import ThreadReach
     from ptxlint.cfg import ControlFlowGraph
 
 
@@ -100,7 +100,7 @@ def _check_function(context: ModuleContext, function: Function) -> Iterator[Diag
     candidates = {barrier: uses for barrier, uses in by_barrier.items() if len(uses) > 1}
     if not candidates:
         return
-    roles: FunctionRoles = context.result("roles", function)
+    roles: ThreadReach = context.result("roles", function)
     graph: ControlFlowGraph = context.result("cfg", function)
     for barrier, uses in sorted(candidates.items()):
         warps = {use.index: roles.warps_at(use.index, use.instruction) for use in uses}

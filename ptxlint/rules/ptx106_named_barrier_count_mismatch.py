@@ -102,7 +102,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 from ptxlint.analyses.barriers import CTA, UNKNOWN, BarrierUse
 from ptxlint.analyses.launch import WARP_SIZE, block_shape
-from ptxlint.analyses.reaching_threads import ranges
+from ptxlint.analyses.threads.lane_sets import ranges
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function, Instruction, Register

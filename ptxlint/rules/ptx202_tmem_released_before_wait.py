@@ -92,7 +92,7 @@ from ptxlint.rules.tcgen05_messages import access_name, pending_labels, wait_adv
 
 if TYPE_CHECKING:
     from ptxlint.analyses.path_witness import BranchStep
-    from ptxlint.analyses.roles import FunctionRoles
+    from ptxlint.analyses.threads.reach import ThreadReach
     from ptxlint.analyses.tcgen05 import Pending, TensorMemoryFacts
 
 
@@ -183,7 +183,7 @@ def _report(
         ]
     if free is not None:
         freeing = instructions[free]
-        roles: FunctionRoles = context.result("roles", function)
+        roles: ThreadReach = context.result("roles", function)
         warps = roles.warps_at(free, freeing)
         who = f" by {warps_text(warps)}" if warps else ""
         witness += [

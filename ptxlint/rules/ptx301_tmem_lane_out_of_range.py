@@ -97,7 +97,7 @@ from ptxlint.isa.tcgen05 import LANE_SHIFT, SPLIT_SHAPE, accessible_lanes, data_
 from ptxlint.rules.base import Rule
 
 if TYPE_CHECKING:
-    from ptxlint.analyses.roles import FunctionRoles
+    from ptxlint.analyses.threads.reach import ThreadReach
     from ptxlint.analyses.threads.values_lattice import TensorAddress
 
 
@@ -109,7 +109,7 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
 
 
 def _check_function(context: ModuleContext, function: Function) -> Iterator[Diagnostic]:
-    roles: FunctionRoles | None = None
+    roles: ThreadReach | None = None
     for index in context.result("tcgen05_scan").instructions(function):
         instruction = function.instructions[index]
         if operation(instruction.opcode.base, instruction.opcode.modifiers) not in ("ld", "st"):
@@ -125,7 +125,7 @@ def _check_function(context: ModuleContext, function: Function) -> Iterator[Diag
                 yield found
 
 
-def _violations(roles: FunctionRoles, index: int, instruction: Instruction) -> Iterator[tuple[int, range, range]]:
+def _violations(roles: ThreadReach, index: int, instruction: Instruction) -> Iterator[tuple[int, range, range]]:
     """(warp, lanes it touches, lanes it may touch) for each warp that breaks the rule."""
     warps = roles.warps_at(index, instruction)
     if not roles.warp_count_known and warps == roles.everyone:
@@ -150,7 +150,7 @@ def _outside_quarters(instruction: Instruction, addresses: Iterable[tuple[int, T
 
 
 def _through_a_call(
-    context: ModuleContext, function: Function, roles: FunctionRoles, index: int, instruction: Instruction
+    context: ModuleContext, function: Function, roles: ThreadReach, index: int, instruction: Instruction
 ) -> Diagnostic | None:
     """The access of a `.func` whose address is one of its parameters plus a constant: checked
     for the warps of each caller that pass it an address they compute (the first call with a

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable
 
-from ptxlint.analyses.reaching_threads import ranges
+from ptxlint.analyses.threads.lane_sets import ranges
 from ptxlint.callgraph import callee_name
 from ptxlint.diagnostics import Label
 from ptxlint.ir import Function, Instruction

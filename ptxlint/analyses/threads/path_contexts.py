@@ -10,7 +10,7 @@ names: `setp.ne %p3, %r1, 0` and a later `setp.eq %p6, %r1, 0` name the same con
 predicate register is also a condition of its own (for `elect.sync` predicates, which no
 comparison defines); `not.pred` and `mov.pred` define one predicate by another, and conditions on
 an unchanged copy (`mov.b32 %r35, %r1`) are conditions on the original. Only registers some guard
-depends on (:class:`~ptxlint.analyses.roles.ConditionRegisters`) are tracked, and on entering a
+depends on (:class:`~ptxlint.analyses.threads.branch_sides.ConditionRegisters`) are tracked, and on entering a
 block a context keeps only the facts a later test there can still meet
 (:meth:`PathContext.relevant_to`).
 """

@@ -23,7 +23,7 @@ Model (after LLVM's UniformityAnalysis, on PTX registers instead of SSA values):
   taking some of its warps) ranks above an unproven one (``Divergence.proven``). Values it writes take that level (sync dependence; a loop with a divergent exit
   covers its whole body, so values carried out of it are divergent — temporal divergence).
 - **Paths.** The state also carries which threads reach each point
-  (``ptxlint/analyses/reaching_threads.py``): branches on exact `%tid.x` sets narrow it, so a
+  (``ptxlint/analyses/threads/lane_sets.py``): branches on exact `%tid.x` sets narrow it, so a
   block that the paths through lane-splitting branches reach with whole warps (nvcc's jump-threaded
   `if (tid == 0) … if (warp == 0) alloc`) runs at warp level, and a register written under such
   control is lowered back along an edge taken by whole warps. A branch on thread-varying data

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from ptxlint import ir
 from ptxlint.analyses.threads.tid_fields import Level, TidSet
-from ptxlint.analyses.reaching_threads import Threads, ThreadSpace
+from ptxlint.analyses.threads.lane_sets import Threads, ThreadSpace
 from ptxlint.analyses.uniformity.branches import BranchInfo
 from ptxlint.analyses.uniformity.data import DataTransfer
 from ptxlint.analyses.uniformity.inputs import FunctionInputs

@@ -13,7 +13,7 @@ from typing import Sequence
 
 from ptxlint import ir
 from ptxlint.analyses.threads.tid_fields import TID_X, Constant, Level, Multiple, TidSet
-from ptxlint.analyses.reaching_threads import Threads
+from ptxlint.analyses.threads.lane_sets import Threads
 from ptxlint.analyses.uniformity.calls import Parameters
 from ptxlint.analyses.uniformity.inputs import FunctionInputs
 from ptxlint.analyses.uniformity.lattice import (

@@ -11,8 +11,8 @@ from ptxlint import cfg as cfg_module
 from ptxlint import ir
 from ptxlint.analyses.threads.tid_fields import LaneModel
 from ptxlint.analyses.launch import block_shape
-from ptxlint.analyses.reaching_threads import ThreadSpace
 from ptxlint.analyses.registers import RegisterIndex
+from ptxlint.analyses.threads.lane_sets import ThreadSpace
 from ptxlint.analyses.uniformity.analysis import UniformityAnalysis
 from ptxlint.analyses.uniformity.facts import CalledCollective, FunctionUniformity, ModuleUniformity
 from ptxlint.analyses.uniformity.inputs import function_inputs

@@ -12,7 +12,7 @@ from typing import Mapping
 from ptxlint import cfg as cfg_module
 from ptxlint import ir
 from ptxlint.analyses.threads.tid_fields import LaneModel
-from ptxlint.analyses.reaching_threads import ThreadSpace
+from ptxlint.analyses.threads.lane_sets import ThreadSpace
 from ptxlint.analyses.registers import Liveness
 from ptxlint.analyses.uniformity.lattice import Value
 from ptxlint.analyses.uniformity.static import StaticFacts

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ptxlint import ir
 from ptxlint.analyses.threads.tid_fields import Constant, Form, Level, Multiple
-from ptxlint.analyses.reaching_threads import Threads
+from ptxlint.analyses.threads.lane_sets import Threads
 from ptxlint.source import Span
 
 
@@ -107,7 +107,7 @@ class State:
     """``values``: registers written more than once, by key (never mutated once in a state).
     ``control``: (branch block, divergence) for every divergent branch whose influence region
     we are in. ``exits``: exits some threads may have taken before. ``epoch``: see the package docstring.
-    ``threads``: which threads reach this point (``ptxlint/analyses/reaching_threads.py``), None
+    ``threads``: which threads reach this point (``ptxlint/analyses/threads/lane_sets.py``), None
     when unknown."""
 
     values: dict[str, Value]

@@ -35,7 +35,7 @@ from ptxlint.analyses.threads.tid_fields import (
     shifted_right,
     tid_set,
 )
-from ptxlint.analyses.reaching_threads import ThreadSpace
+from ptxlint.analyses.threads.lane_sets import ThreadSpace
 from ptxlint.analyses.uniformity.lattice import UNIFORM, Value, at_most, constant_of, join, multiple_of, without_bits
 from ptxlint.isa.comparisons import MIRRORED, relation_of
 from ptxlint.isa.types import integer_types

@@ -1,27 +1,24 @@
-"""Which warps of the CTA can reach an instruction.
+"""Which warps can take each side of a conditional branch or guard.
 
 Warp-specialised kernels give warps roles with branches on the warp index (`if (warp == 0)` the
-MMA issuer, `else if (warp >= 4)` the epilogue). The state is the set of warps that may be at a
-point, as a bit mask; each edge out of a conditional branch keeps the warps for which the branch
-predicate, evaluated per warp by :mod:`ptxlint.analyses.threads.values`, can take that edge. The same
-edge knowledge serves the path-sensitive tcgen05 analyses (:class:`Branch`,
-:meth:`BranchTable.guard_warps`).
+MMA issuer, `else if (warp >= 4)` the epilogue). Each edge out of a conditional branch is open to
+the warps for which the branch predicate, evaluated per warp by
+:mod:`ptxlint.analyses.threads.values`, can take that edge (:class:`Branch`); a guard is split the
+same way (:meth:`BranchTable.guard_warps`). The reach pass (:mod:`.reach`) carries these splits
+along the edges; the path-sensitive analyses read them per path.
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Callable
+from typing import Iterator
 
-from ptxlint.analyses.reaching_threads import ranges
 from ptxlint.analyses.registers import RegisterIndex
-from ptxlint.analyses.threads.values_lattice import TensorAddress, entry_for_warp
-from ptxlint.analyses.threads.values import FunctionValues, warp_count_of
+from ptxlint.analyses.threads.values import FunctionValues
 from ptxlint.context import ModuleContext
-from ptxlint.dataflow import Solution, solve_forward
-from ptxlint.ir import Function, Instruction, Operand, Register
-from ptxlint.passes import Describe, Pass
+from ptxlint.ir import Function, Instruction, Register
+from ptxlint.passes import Pass
 
 _CONDITIONAL = frozenset({"bra", "ret", "exit"})
 
@@ -140,6 +137,10 @@ class BranchTable:
     def branch(self, block: int) -> Branch | None:
         return self._branches.get(block)
 
+    def conditional(self) -> Iterator[tuple[int, Branch]]:
+        """Each block that ends in a conditional branch, with the branch, in reverse post-order."""
+        return ((block, branch) for block, branch in self._branches.items() if branch is not None)
+
     def guard_warps(self, index: int, instruction: Instruction) -> tuple[int, int]:
         """The warps in which the guard predicate of instruction ``index`` may be False, and
         those in which it may be True (computed once: path-sensitive analyses ask per class)."""
@@ -152,99 +153,8 @@ class BranchTable:
         return known
 
 
-class Roles:
-    """Forward analysis: the set of warps that may reach each block."""
-
-    def __init__(self, branches: BranchTable) -> None:
-        self.branches = branches
-        self.everyone = all_warps(branches.warp_count)
-
-    def bottom(self) -> int:
-        return 0
-
-    def entry(self) -> int:
-        return self.everyone
-
-    def join(self, first: int, second: int) -> int:
-        return first | second
-
-    def transfer(self, index: int, instruction: Instruction, state: int) -> int:
-        return state
-
-    def instructions_of(self, block: int) -> tuple[int, ...]:
-        """No instruction changes which warps are here: only edges do."""
-        return ()
-
-    def refine(self, source: int, target: int, state: int) -> int:
-        branch = self.branches.branch(source)
-        if branch is None:
-            return state
-        return state & branch.warps_to(target)
-
-
-@dataclass(frozen=True)
-class FunctionRoles:
-    """Which warps reach each instruction of a function, and what a TMEM address operand is in
-    each of them."""
-
-    _branches: BranchTable
-    _solution: Solution[int]
-    warp_count: int
-    warp_count_known: bool  # from `.reqntid`/`.maxntid`, not the 32-warp maximum
-
-    @property
-    def everyone(self) -> int:
-        return all_warps(self.warp_count)
-
-    def reachable(self, index: int) -> bool:
-        """Whether some warp can reach instruction ``index``'s block."""
-        return self._solution.cfg.block_of(index) in self._solution.block_entry
-
-    def warps_at(self, index: int, instruction: Instruction) -> int:
-        """The warps that may execute instruction ``index`` (its own guard included)."""
-        mask = self._solution.block_entry.get(self._solution.cfg.block_of(index), 0)
-        if instruction.guard is not None:
-            mask &= self._branches.guard_warps(index, instruction)[not instruction.guard.negated]
-        return mask
-
-    def tensor_addresses(self, index: int, operand: Operand, warps: int) -> list[tuple[int, TensorAddress]]:
-        """For each of ``warps``, in order, the TMEM address ``operand`` of instruction
-        ``index`` holds when that warp executes it, where the value analysis knows one."""
-        values = self._branches.values
-        state = values.state_before(index)
-        if state is None:
-            return []
-        value = values.analysis.value_of(operand, state)
-        found = []
-        for warp in warp_list(warps):
-            entry = entry_for_warp(value, warp)
-            if type(entry) is TensorAddress:
-                found.append((warp, entry))
-        return found
-
-
 def _branch_table(context: ModuleContext, function: Function) -> BranchTable:
     return BranchTable(context.result("warp_values", function))
-
-
-def _function_roles(context: ModuleContext, function: Function) -> FunctionRoles:
-    branches = context.result("warp_branches", function)
-    solution = solve_forward(branches.values.cfg, Roles(branches))
-    _, known = warp_count_of(context, function)
-    return FunctionRoles(branches, solution, branches.warp_count, known)
-
-
-def _describe_roles(roles: FunctionRoles, function: Function) -> Describe:
-    """Per instruction, the warps that may execute it (its guard included), as the
-    tensor-memory rules see them: ``4-7 of 8`` (``of up to 32`` without a launch directive)."""
-    count = f"of {roles.warp_count}" if roles.warp_count_known else f"of up to {roles.warp_count}"
-
-    def describe(index: int, instruction: Instruction) -> str:
-        if not roles.reachable(index):
-            return "unreachable"
-        return f"{ranges(roles.warps_at(index, instruction)) or 'none'} {count}"
-
-    return describe
 
 
 PASSES = (
@@ -254,13 +164,5 @@ PASSES = (
         _branch_table,
         per_function=True,
         requires=("warp_values",),
-    ),
-    Pass(
-        "roles",
-        "which warps of the CTA may execute each instruction",
-        _function_roles,
-        per_function=True,
-        requires=("warp_branches",),
-        printer=_describe_roles,
     ),
 )

@@ -11,7 +11,7 @@ Both branches vary within warp 0, yet the set of threads reaching the alloc is {
 of warp 0 and nothing of the others. This module computes that set.
 
 **Domain.** Threads are named by `%tid.x` (the lane model must hold: `%tid.x / 32` is the warp
-rank, see ``ptxlint/analyses/threads/tid_fields.py``). For each warp the state keeps the *alternatives*: the
+rank, see ``ptxlint/analyses/lanes.py``). For each warp the state keeps the *alternatives*: the
 possible sets of its lanes that reach the point, as 32-bit lane masks. A branch whose condition is
 an exact function of `%tid.x` (a :class:`~ptxlint.analyses.threads.tid_fields.TidSet` predicate) intersects
 every alternative with the condition's lanes; a branch on a warp-uniform condition whose value we
@@ -37,6 +37,8 @@ smaller block only removes its top threads (a multiple of 32 of them under the l
 """
 
 from __future__ import annotations
+
+import functools
 
 from ptxlint.analyses.threads.tid_fields import Level
 
@@ -275,6 +277,36 @@ def _union(first: int, second: int) -> int:
     if not exact & _SOME and (lanes & ~exact) == 0:
         return exact  # some of the lanes of an exact set, joined with that set
     return lanes | _SOME
+
+
+def widen_lanes(lanes: int, warps: int) -> int:
+    """The threads, one bit each (warp ``w``'s lane ``l`` is bit ``32 * w + l``), of the first
+    ``warps`` warps whose lane is in the 32-bit mask ``lanes``."""
+    return lanes * _lane_repeat(warps)
+
+
+@functools.cache
+def _lane_repeat(warps: int) -> int:
+    return sum(1 << (WARP_SIZE * warp) for warp in range(warps))
+
+
+@functools.lru_cache(maxsize=4096)
+def widen_warps(warps: int) -> int:
+    """Every thread of the warps in the mask ``warps``, one bit each."""
+    threads = 0
+    for warp in range(warps.bit_length()):
+        if warps >> warp & 1:
+            threads |= _FULL_WARP << (WARP_SIZE * warp)
+    return threads
+
+
+def warps_holding(threads: int, warps: int) -> int:
+    """The warps, among the first ``warps``, with a thread in ``threads`` (one bit each)."""
+    mask = 0
+    for warp in range(warps):
+        if threads >> (WARP_SIZE * warp) & _FULL_WARP:
+            mask |= 1 << warp
+    return mask
 
 
 def ranges(mask: int) -> str:
