@@ -252,6 +252,50 @@ class ExitLeak(NamedTuple):
     block: int  # that block, for :meth:`TensorMemoryFacts.allocation_witness`
 
 
+class _EdgeFlow:
+    """What flows along each edge of one solved function (the solver's exit state of the source
+    refined by the edge), computed once per edge. Its own object, which refers to nothing that
+    refers back to it: the searches keep its bound methods, and a cycle through the facts would
+    keep the function's whole solution alive until the cyclic collector ran."""
+
+    def __init__(self, analysis: _TensorMemoryState, solution: Solution[PathState[Payload]]) -> None:
+        self._analysis = analysis
+        self._exits = solution.block_exit
+        self._edges: dict[tuple[int, int], _EdgeFacts] = {}
+
+    def accesses(self, source: int, target: int) -> frozenset[int]:
+        """The accesses pending along the edge."""
+        return self.facts(source, target).accesses
+
+    def in_flight(self, source: int, target: int) -> frozenset[int]:
+        """The accesses still in flight along the edge (a load whose registers were all read is
+        pending, not in flight)."""
+        return self.facts(source, target).in_flight
+
+    def facts(self, source: int, target: int) -> _EdgeFacts:
+        key = (source, target)
+        known = self._edges.get(key)
+        if known is not None:
+            return known
+        state = self._exits.get(source)
+        if not state:
+            known = _NO_FACTS
+        else:
+            accesses: set[int] = set()
+            in_flight: set[int] = set()
+            allocations: set[int] = set()
+            for payload, _ in self._analysis.refine(source, target, state):
+                unread_loads = {load for load, _ in payload.unread}
+                for access, kind in payload.accesses:
+                    accesses.add(access)
+                    if kind != "ld" or access in unread_loads:
+                        in_flight.add(access)
+                allocations.update(payload.allocations)
+            known = _EdgeFacts(frozenset(accesses), frozenset(in_flight), frozenset(allocations))
+        self._edges[key] = known
+        return known
+
+
 class TensorMemoryFacts:
     """The `tcgen05_pending` pass on one function, as answers: the rules ask, the solved path
     analysis stays inside. What an edge carries is computed once per edge and what a search
@@ -264,7 +308,8 @@ class TensorMemoryFacts:
         self._cfg = solution.cfg
         self._function = analysis.function
         self._state_before = StatesBefore(solution, analysis)
-        self._edges: dict[tuple[int, int], _EdgeFacts] = {}
+        self._flow = _EdgeFlow(analysis, solution)
+        self._edge = self._flow.facts
         self._pending: dict[Payload, frozenset[Pending]] = {}
         self._first_hand_offs: FirstHandOffs | None = None
         self._first_unwaited: FirstHandOffs | None = None
@@ -332,12 +377,12 @@ class TensorMemoryFacts:
         if item.values_consumed:
             if self._first_unwaited is None:
                 self._first_unwaited = FirstHandOffs(
-                    self._cfg, hand_offs_in(self._function), lambda source, target: self._edge(source, target).accesses
+                    self._cfg, hand_offs_in(self._function), self._flow.accesses
                 )
             return self._first_unwaited.first(item.index, index)
         if self._first_hand_offs is None:
             self._first_hand_offs = FirstHandOffs(
-                self._cfg, hand_offs_in(self._function), lambda source, target: self._edge(source, target).in_flight
+                self._cfg, hand_offs_in(self._function), self._flow.in_flight
             )
         return self._first_hand_offs.first(item.index, index)
 
@@ -445,49 +490,25 @@ class TensorMemoryFacts:
         path = witness_path(graph, lambda source, target: leak.allocation in self._edge(source, target).allocations, leak.allocation, leak.block)
         return branch_steps(graph, self._analysis.branches, path)
 
-    # -- internals
-
-    def _edge(self, source: int, target: int) -> _EdgeFacts:
-        """What flows along ``source → target`` (the solver's exit state of ``source`` refined
-        by the edge), once per edge."""
-        key = (source, target)
-        known = self._edges.get(key)
-        if known is not None:
-            return known
-        state = self._solution.block_exit.get(source)
-        if not state:
-            known = _NO_FACTS
-        else:
-            accesses: set[int] = set()
-            in_flight: set[int] = set()
-            allocations: set[int] = set()
-            for payload, _ in self._analysis.refine(source, target, state):
-                unread_loads = {load for load, _ in payload.unread}
-                for access, kind in payload.accesses:
-                    accesses.add(access)
-                    if kind != "ld" or access in unread_loads:
-                        in_flight.add(access)
-                allocations.update(payload.allocations)
-            known = _EdgeFacts(frozenset(accesses), frozenset(in_flight), frozenset(allocations))
-        self._edges[key] = known
-        return known
-
 
 class ReturnedAccesses:
     """The `tcgen05_returns` pass: what each `.func` may leave pending when it returns, solved
     callees first when a caller first asks. A function on a call cycle with the caller being
     solved returns nothing (no finding beats a guess); the facts solved for a `.func` along
-    the way are the ones its own `tcgen05_pending` result reuses."""
+    the way are the ones its own `tcgen05_pending` result reuses.
+
+    It keeps neither the context nor itself inside what it solves: each analysis gets a lookup
+    over a table of its callees' answers. A reference back would close a cycle through every
+    solved function, which only the cyclic collector could free."""
 
     def __init__(self, context: ModuleContext) -> None:
-        self._context = context
         self._scan: TensorMemoryScan = context.result("tcgen05_scan")
         self._bodies = {function.name: function for function in context.module.functions if function.has_body}
         self._facts: dict[str, TensorMemoryFacts] = {}
         self._returned: dict[str, frozenset[tuple[str, bool]]] = {}
         self._solving: set[str] = set()
 
-    def returned(self, name: str) -> frozenset[tuple[str, bool]]:
+    def returned(self, context: ModuleContext, name: str) -> frozenset[tuple[str, bool]]:
         """(kind, in flight) of the `tcgen05.ld`/`st` the `.func` ``name`` may return unwaited."""
         known = self._returned.get(name)
         if known is not None:
@@ -495,23 +516,37 @@ class ReturnedAccesses:
         function = self._bodies.get(name)
         operations = self._scan.callee_operations.get(name, frozenset())
         if function is None or function.is_kernel or name in self._solving or ("ld" not in operations and "st" not in operations):
-            return frozenset()
-        known = self._returned[name] = self.facts(function).returned_pending()
+            return _NOTHING_RETURNED
+        known = self._returned[name] = self.facts(context, function).returned_pending()
         return known
 
-    def facts(self, function: Function, keep_every_fact: bool = False) -> TensorMemoryFacts:
+    def returned_by_callees(self, context: ModuleContext, function: Function) -> Callable[[str], frozenset[tuple[str, bool]]]:
+        """What each function ``function`` calls returns, solved now, as a lookup over a table
+        of them alone."""
+        table: dict[str, frozenset[tuple[str, bool]]] = {}
+        for instruction in function.instructions:
+            name = callee_name(instruction)
+            if name is not None and name not in table:
+                table[name] = self.returned(context, name)
+        return lambda name: table.get(name, _NOTHING_RETURNED)
+
+    def facts(self, context: ModuleContext, function: Function, keep_every_fact: bool = False) -> TensorMemoryFacts:
         """``function`` solved, with its callees' returned accesses."""
         known = self._facts.get(function.name) if not keep_every_fact else None
         if known is not None:
             return known
         self._solving.add(function.name)
         try:
-            known = TensorMemoryFacts(*_solve_with(self._context, function, self.returned, keep_every_fact))
+            returned = self.returned_by_callees(context, function)
+            known = TensorMemoryFacts(*_solve_with(context, function, returned, keep_every_fact))
         finally:
             self._solving.discard(function.name)
         if not keep_every_fact:
             self._facts[function.name] = known
         return known
+
+
+_NOTHING_RETURNED: frozenset[tuple[str, bool]] = frozenset()
 
 
 def _solve_with(
@@ -535,11 +570,12 @@ def _solve_with(
 def _solve(context: ModuleContext, function: Function, keep_every_fact: bool = False) -> tuple[_TensorMemoryState, Solution[PathState[Payload]]]:
     """The path analysis of ``function`` and its fixed point (``keep_every_fact``: see
     :class:`~ptxlint.analyses.path_sensitive.PathSensitiveAnalysis`; tests compare the two)."""
-    return _solve_with(context, function, context.result("tcgen05_returns").returned, keep_every_fact)
+    returned = context.result("tcgen05_returns").returned_by_callees(context, function)
+    return _solve_with(context, function, returned, keep_every_fact)
 
 
 def _run(context: ModuleContext, function: Function) -> TensorMemoryFacts:
-    return context.result("tcgen05_returns").facts(function)  # type: ignore[no-any-return]
+    return context.result("tcgen05_returns").facts(context, function)  # type: ignore[no-any-return]
 
 
 def _returns(context: ModuleContext) -> ReturnedAccesses:
