@@ -60,6 +60,7 @@ _DECLARED_IN: dict[str, str] = {
     "shared_buffers": "ptxlint.analyses.shared_buffers",
     "target_gates": "ptxlint.analyses.target_gates",
     "barriers": "ptxlint.analyses.barriers",
+    "barrier_meetings": "ptxlint.analyses.barriers",
     "tx_bytes": "ptxlint.analyses.transaction_bytes",
     "wgmma_groups": "ptxlint.analyses.wgmma_groups",
 }

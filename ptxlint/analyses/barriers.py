@@ -1,9 +1,12 @@
 """The CTA barriers of a function: each `bar`/`barrier` instruction's operation, and its barrier id
-and thread count where they are constants. What the named-barrier rules (PTX103, PTX106) read."""
+and thread count where they are constants (the `barriers` pass: what PTX103 and PTX106 read);
+and which of them different warps wait at in the same phase (the `barrier_meetings` pass: what
+PTX102 and PTX103 read)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ptxlint.analyses.launch import WARP_SIZE
 from ptxlint.analyses.registers import RegisterIndex
@@ -11,6 +14,10 @@ from ptxlint.context import ModuleContext
 from ptxlint.ir import Function, Immediate, Instruction, Operand, Register
 from ptxlint.isa.barriers import BARRIER_BASES, CtaBarrier, cta_barrier_of
 from ptxlint.passes import Describe, Pass
+
+if TYPE_CHECKING:
+    from ptxlint.analyses.threads.reach import ThreadReach
+    from ptxlint.cfg import ControlFlowGraph
 
 BARRIER_IDS = 16  # barriers 0..15 per CTA
 
@@ -125,7 +132,80 @@ def _describe_uses(uses: tuple[BarrierUse, ...], function: Function) -> Describe
     return describe
 
 
+@dataclass(frozen=True, slots=True)
+class Meeting:
+    """Another instruction of the same barrier that other warps wait at in the same phase as
+    the use asked about: ``warps_here`` wait at that use, the disjoint ``warps_there`` at
+    ``other``."""
+
+    other: BarrierUse
+    warps_here: int
+    warps_there: int
+
+
+class BarrierMeetings:
+    """Which waiting, aligned uses of one barrier id different warps meet at apart: the `.aligned`
+    rule is that the threads that meet at a barrier execute the same instruction, and an
+    instruction on no path to the other (nor the other to it) is waited at in the same phase."""
+
+    def __init__(self, apart: dict[int, tuple[Meeting, ...]]) -> None:
+        self._apart = apart
+
+    def apart(self, index: int) -> tuple[Meeting, ...]:
+        """The other uses of the barrier waited at by the instruction at ``index`` (uses with a
+        thread count meet only counted ones, a full-CTA use only full-CTA ones), in file order,
+        that disjoint, non-empty sets of warps wait at in the same phase."""
+        return self._apart.get(index, ())
+
+
+def _barrier_meetings(context: ModuleContext, function: Function) -> BarrierMeetings:
+    groups: dict[tuple[int, bool], list[BarrierUse]] = {}
+    for use in context.result("barriers", function):
+        if use.waits and use.aligned and use.barrier is not None and use.count != UNKNOWN:
+            groups.setdefault((use.barrier, use.count == CTA), []).append(use)
+    candidates = [uses for uses in groups.values() if len(uses) > 1]
+    if not candidates:
+        return BarrierMeetings({})
+    roles: ThreadReach = context.result("roles", function)
+    graph: ControlFlowGraph = context.result("cfg", function)
+    apart: dict[int, list[Meeting]] = {}
+    for uses in candidates:
+        warps = {use.index: roles.warps_at(use.index, use.instruction) for use in uses}
+        reaching = {use.index: graph.reaching([graph.block_of(use.index)]) for use in uses if warps[use.index]}
+        for position, later in enumerate(uses):
+            if later.index not in reaching:
+                continue
+            for earlier in uses[:position]:
+                if earlier.index not in reaching or warps[earlier.index] & warps[later.index]:
+                    continue
+                if graph.block_of(earlier.index) in reaching[later.index]:
+                    continue
+                if graph.block_of(later.index) in reaching[earlier.index]:
+                    continue
+                apart.setdefault(later.index, []).append(Meeting(earlier, warps[later.index], warps[earlier.index]))
+                apart.setdefault(earlier.index, []).append(Meeting(later, warps[earlier.index], warps[later.index]))
+    return BarrierMeetings({index: tuple(sorted(found, key=lambda meeting: meeting.other.index)) for index, found in apart.items()})
+
+
+def _describe_meetings(meetings: BarrierMeetings, function: Function) -> Describe | None:
+    """``apart 12`` on a barrier that other warps wait at, in the same phase, at line 12."""
+
+    def describe(index: int, instruction: Instruction) -> str:
+        lines = [str(meeting.other.instruction.span.line) for meeting in meetings.apart(index)]
+        return f"apart {' '.join(lines)}" if lines else ""
+
+    return describe
+
+
 PASSES = (
+    Pass(
+        "barrier_meetings",
+        "which instructions of one barrier different warps wait at in the same phase",
+        _barrier_meetings,
+        per_function=True,
+        requires=("barriers", "roles", "cfg"),
+        printer=_describe_meetings,
+    ),
     Pass(
         "barriers",
         "each CTA barrier's operation, and its barrier id and thread count where they are constants",

@@ -80,13 +80,19 @@ def first_per_cause(
         diagnostic = report(site, divergence)
         others = list({member.index: member for member, _ in members if member.index != site.index}.values())
         if others:
+            # A line the finding already labels (PTX102's other copy of a barrier) keeps its own
+            # words and is marked affected, rather than labelled twice.
+            affected = {other.instruction.span for other in others}
+            kept = tuple(replace(label, also_affected=True) if label.span in affected else label for label in diagnostic.labels)
+            labelled = {label.span for label in kept}
             labels = tuple(
                 Label(other.instruction.span, f"{subject_phrase(other)} is affected the same way", also_affected=True)
                 for other in others
+                if other.instruction.span not in labelled
             )
             plural = "s" if len(others) > 1 else ""
             note = f"{len(others)} more collective{plural} after it {'are' if len(others) > 1 else 'is'} affected the same way"
-            diagnostic = replace(diagnostic, labels=diagnostic.labels + labels, notes=diagnostic.notes + (note,))
+            diagnostic = replace(diagnostic, labels=kept + labels, notes=diagnostic.notes + (note,))
         yield diagnostic
 
 

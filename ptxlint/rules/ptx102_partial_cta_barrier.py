@@ -10,6 +10,13 @@ some threads skip it, the barrier waits for arrivals that never come (a hang) or
 the wrong set of threads, and shared-memory data races follow. The classic source is
 `if (threadIdx.x < n) __syncthreads();`.
 
+Every thread arriving is not enough: a warp-specialised kernel whose roles each call
+`__syncthreads()` in their own branch has the whole CTA meet at two copies of `bar.sync 0`.
+The ISA requires the threads that meet at an aligned barrier to execute the same instruction
+(NVIDIA's `compute-sanitizer --tool synccheck` reports it as a divergent barrier). The finding
+then names the copy the other warps wait at, and the fix is one barrier after the branches join,
+or the non-aligned `barrier.sync`.
+
 ## Example
 ```ptx
 .version 9.0
@@ -74,9 +81,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable, Iterator
 
 from ptxlint.analyses.convergence import Site, execution_cause
+from ptxlint.analyses.threads.lane_sets import ranges
 from ptxlint.analyses.threads.tid_fields import Level
 from ptxlint.context import ModuleContext
-from ptxlint.diagnostics import Diagnostic, Severity
+from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.rules.base import Rule
 from ptxlint.rules.convergence_messages import (
     barrier_help,
@@ -88,11 +96,12 @@ from ptxlint.rules.convergence_messages import (
 )
 
 if TYPE_CHECKING:
+    from ptxlint.analyses.barriers import BarrierMeetings, Meeting
     from ptxlint.analyses.uniformity import Divergence
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
-    return first_per_cause(_candidates(context), _report)
+    return first_per_cause(_candidates(context), lambda site, execution: _report(context, site, execution))
 
 
 def _candidates(context: ModuleContext) -> Iterator[tuple[Site, Divergence]]:
@@ -109,15 +118,36 @@ def _candidates(context: ModuleContext) -> Iterator[tuple[Site, Divergence]]:
             yield site, cause
 
 
-def _report(site: Site, execution: Divergence) -> Diagnostic:
-    if execution.level == Level.THREAD:
-        reach = "only part of a warp"
+def _report(context: ModuleContext, site: Site, execution: Divergence) -> Diagnostic:
+    labels = call_labels(site) + cause_labels(execution)
+    help = barrier_help(site, execution)
+    meeting = _met_apart(context, site, execution)
+    if meeting is not None:
+        # Every thread may arrive, each role at its own copy: the `.aligned` rule is what breaks.
+        there, line = ranges(meeting.warps_there), meeting.other.instruction.span.line
+        message = (
+            f"{subject(site)} is waited on here by warps {ranges(meeting.warps_here)} and on line {line} by warps "
+            f"{there}: the threads that meet at one aligned barrier must execute the same instruction"
+        )
+        labels = [Label(meeting.other.instruction.span, f"warps {there} wait at this copy"), *labels]
+        help = (
+            "let every warp execute one barrier after the role branches join, or use the non-aligned "
+            "`barrier.sync`, which threads may reach at different instructions"
+        )
+    elif execution.level == Level.THREAD:
+        message = f"{subject(site)} may be reached by only part of a warp: {cause_phrase(execution)}"
     else:
-        reach = "only part of the CTA, and it has no thread count"
-    message = f"{subject(site)} may be reached by {reach}: {cause_phrase(execution)}"
-    return RULE.diagnostic(
-        site.instruction.span, message, labels=call_labels(site) + cause_labels(execution), help=barrier_help(site, execution)
-    )
+        message = f"{subject(site)} may be reached by only part of the CTA, and it has no thread count: {cause_phrase(execution)}"
+    return RULE.diagnostic(site.instruction.span, message, labels=labels, help=help)
+
+
+def _met_apart(context: ModuleContext, site: Site, execution: Divergence) -> Meeting | None:
+    """The other copy of the barrier that the rest of the CTA waits at in the same phase, when
+    whole warps split between the two."""
+    if site.via is not None or execution.level == Level.THREAD or site.requirement.thread_count:
+        return None
+    meetings: BarrierMeetings = context.result("barrier_meetings", site.function.function)
+    return next(iter(meetings.apart(site.index)), None)
 
 
 RULE = Rule(
@@ -127,7 +157,7 @@ RULE = Rule(
     summary="An aligned CTA barrier that only part of the participating threads may reach",
     docs=__doc__ or "",
     check=check,
-    requires=("convergence",),
+    requires=("convergence", "barrier_meetings"),
     tags=("correctness", "convergence"),
     precision="high",
 )

@@ -81,9 +81,7 @@ from ptxlint.ir import Function
 from ptxlint.rules.base import Rule
 
 if TYPE_CHECKING:
-    from ptxlint.analyses.barriers import BarrierUse
-    from ptxlint.analyses.threads.reach import ThreadReach
-    from ptxlint.cfg import ControlFlowGraph
+    from ptxlint.analyses.barriers import BarrierMeetings, BarrierUse, Meeting
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
@@ -93,43 +91,18 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
 
 
 def _check_function(context: ModuleContext, function: Function) -> Iterator[Diagnostic]:
-    by_barrier: dict[int, list[BarrierUse]] = {}
+    meetings: BarrierMeetings = context.result("barrier_meetings", function)
     for use in context.result("barriers", function):
-        if use.waits and use.aligned and use.barrier is not None and type(use.count) is int:
-            by_barrier.setdefault(use.barrier, []).append(use)
-    candidates = {barrier: uses for barrier, uses in by_barrier.items() if len(uses) > 1}
-    if not candidates:
-        return
-    roles: ThreadReach = context.result("roles", function)
-    graph: ControlFlowGraph = context.result("cfg", function)
-    for barrier, uses in sorted(candidates.items()):
-        warps = {use.index: roles.warps_at(use.index, use.instruction) for use in uses}
-        for position, later in enumerate(uses):
-            if not warps[later.index]:
-                continue
-            reaching_later = graph.reaching([graph.block_of(later.index)])
-            for earlier in uses[:position]:
-                if _meet_apart(earlier, later, warps, reaching_later, graph):
-                    yield _report(barrier, earlier, later, warps)
-                    break
+        if type(use.count) is not int:
+            continue  # the full-CTA barrier met apart is PTX102's
+        earlier = next((meeting for meeting in meetings.apart(use.index) if meeting.other.index < use.index), None)
+        if earlier is not None:
+            yield _report(use, earlier)
 
 
-def _meet_apart(
-    earlier: BarrierUse, later: BarrierUse, warps: dict[int, int], reaching_later: frozenset[int], graph: ControlFlowGraph
-) -> bool:
-    """Whether different warps can be waiting at ``earlier`` and ``later`` in the same phase:
-    disjoint, non-empty sets of warps reach them, and neither lies on a path to the other."""
-    first, second = warps[earlier.index], warps[later.index]
-    if not first or first & second:
-        return False
-    earlier_block = graph.block_of(earlier.index)
-    if earlier_block in reaching_later:
-        return False
-    return graph.block_of(later.index) not in graph.reaching([earlier_block])
-
-
-def _report(barrier: int, earlier: BarrierUse, later: BarrierUse, warps: dict[int, int]) -> Diagnostic:
-    here, there = ranges(warps[later.index]), ranges(warps[earlier.index])
+def _report(later: BarrierUse, meeting: Meeting) -> Diagnostic:
+    earlier, barrier = meeting.other, later.barrier
+    here, there = ranges(meeting.warps_here), ranges(meeting.warps_there)
     return RULE.diagnostic(
         later.instruction.span,
         f"barrier {barrier} is waited on here by warps {here} and on line {earlier.instruction.span.line} by warps "
@@ -147,7 +120,7 @@ RULE = Rule(
     summary="A named barrier waited on at different instructions by the warps that meet at it",
     docs=__doc__ or "",
     check=check,
-    requires=("barriers", "roles", "cfg"),
+    requires=("barriers", "barrier_meetings"),
     tags=("correctness", "convergence"),
     precision="high",
 )
