@@ -12,8 +12,7 @@ reports more.
 
 from __future__ import annotations
 
-from typing import Mapping
-
+from ptxlint.analyses.registers import Registers
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import ModuleContext
 from ptxlint.ir import Function, Immediate, Instruction, Register, SpecialRegister
@@ -38,14 +37,14 @@ def _run(context: ModuleContext, function: Function) -> LoneThreads:
     if not tests:
         return LoneThreads(frozenset())
     graph: ControlFlowGraph = context.result("cfg", function)
-    writers = context.result("registers", function).writers
+    registers: Registers = context.result("registers", function)
     pinned: set[int] = set()  # blocks every path to which passed a lane test
     for index in tests:
         instruction = instructions[index]
         guard = instruction.guard
         if guard is None or type(guard.predicate) is not Register:
             continue
-        holds_for_one = _one_lane_when(guard.predicate.name, writers, instructions)
+        holds_for_one = _one_lane_when(registers.key(guard.predicate.name, instruction.scope), registers)
         if holds_for_one is None:
             continue
         block = graph.block_of(index)
@@ -77,15 +76,15 @@ def _pins_lane_test(instruction: Instruction) -> bool:
     return instruction.guard is not None and base in ("bra", "ret", "exit")
 
 
-def _definition(name: str, writers: Mapping[str, list[int]], instructions: tuple[Instruction, ...]) -> Instruction | None:
-    found = writers.get(name, ())
-    return instructions[found[0]] if len(found) == 1 else None
+def _definition(key: str, registers: Registers) -> Instruction | None:
+    found = registers.writers.get(key, ())
+    return registers.instructions[found[0]] if len(found) == 1 else None
 
 
-def _one_lane_when(predicate: str, writers: Mapping[str, list[int]], instructions: tuple[Instruction, ...]) -> bool | None:
+def _one_lane_when(predicate: str, registers: Registers) -> bool | None:
     """The value of ``predicate`` for which only one lane of a warp can have it: True for an
     `elect.sync` result and for `lane == c`, False for `lane != c`; None when it pins nothing."""
-    definition = _definition(predicate, writers, instructions)
+    definition = _definition(predicate, registers)
     if definition is None:
         return None
     base, modifiers = definition.opcode.base, definition.opcode.modifiers
@@ -96,15 +95,15 @@ def _one_lane_when(predicate: str, writers: Mapping[str, list[int]], instruction
     left, right = definition.sources
     if type(right) is Register and type(left) is Immediate:
         left, right = right, left
-    if type(left) is not Register or type(right) is not Immediate or not _is_lane(left.name, writers, instructions):
+    if type(left) is not Register or type(right) is not Immediate or not _is_lane(registers.key(left.name, definition.scope), registers):
         return None
     return modifiers[0] == "eq"
 
 
-def _is_lane(name: str, writers: Mapping[str, list[int]], instructions: tuple[Instruction, ...]) -> bool:
+def _is_lane(key: str, registers: Registers) -> bool:
     """Whether register ``name`` holds the lane index: `%laneid`, or `%tid.x & 31` (the block's x
     extent a multiple of 32 is what makes that the lane: nvcc's `threadIdx.x % 32`)."""
-    definition = _definition(name, writers, instructions)
+    definition = _definition(key, registers)
     if definition is None:
         return False
     base, sources = definition.opcode.base, definition.sources
@@ -112,17 +111,17 @@ def _is_lane(name: str, writers: Mapping[str, list[int]], instructions: tuple[In
         source = sources[0]
         if type(source) is SpecialRegister:
             return source.name == "%laneid"
-        return type(source) is Register and _is_lane(source.name, writers, instructions)
+        return type(source) is Register and _is_lane(registers.key(source.name, definition.scope), registers)
     if base == "and" and len(sources) == 2:
         value, mask = sources
         if type(value) is Immediate:
             value, mask = mask, value
-        return type(mask) is Immediate and mask.value == _WARP_LANES and type(value) is Register and _is_tid_x(value.name, writers, instructions)
+        return type(mask) is Immediate and mask.value == _WARP_LANES and type(value) is Register and _is_tid_x(registers.key(value.name, definition.scope), registers)
     return False
 
 
-def _is_tid_x(name: str, writers: Mapping[str, list[int]], instructions: tuple[Instruction, ...]) -> bool:
-    definition = _definition(name, writers, instructions)
+def _is_tid_x(key: str, registers: Registers) -> bool:
+    definition = _definition(key, registers)
     if definition is None or definition.opcode.base != "mov" or len(definition.sources) != 1:
         return False
     source = definition.sources[0]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ptxlint.analyses.reaching_threads import ranges
-from ptxlint.analyses.registers import RegisterIndex
+from ptxlint.analyses.registers import DefUse
 from ptxlint.analyses.warp_value_lattice import TensorAddress, entry_for_warp
 from ptxlint.analyses.warp_values import FunctionValues, warp_count_of
 from ptxlint.context import ModuleContext
@@ -101,7 +101,7 @@ class ConditionRegisters:
         return name in self.names
 
 
-def condition_registers(instructions: tuple[Instruction, ...], names: RegisterIndex) -> ConditionRegisters:
+def condition_registers(instructions: tuple[Instruction, ...], names: DefUse) -> ConditionRegisters:
     """Guard predicates, then (transitively) the registers the unguarded `setp`, `mov` and `not`
     that write them read."""
     guards = [

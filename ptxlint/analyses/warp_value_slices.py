@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ptxlint.analyses.registers import RegisterIndex
+from ptxlint.analyses.registers import DefUse
 from ptxlint.ir import Address, Function, Instruction, Operand, Register, SpecialRegister, registers_in
 
 # Guards whose per-warp truth the tcgen05 rules use: branches and exits (which warps go where),
@@ -33,7 +33,7 @@ class Slices:
         return self.addresses | self.conditions
 
 
-def slices(function: Function, names: RegisterIndex) -> Slices:
+def slices(function: Function, names: DefUse) -> Slices:
     instructions = function.instructions
     addresses: list[str] = []
     conditions: list[str] = []
@@ -51,7 +51,7 @@ def slices(function: Function, names: RegisterIndex) -> Slices:
     )
 
 
-def _depends_on_thread_index(instructions: tuple[Instruction, ...], names: RegisterIndex, within: set[int]) -> set[int]:
+def _depends_on_thread_index(instructions: tuple[Instruction, ...], names: DefUse, within: set[int]) -> set[int]:
     """The instructions of ``within`` whose operands derive from `%tid` (forward,
     flow-insensitive), and every other writer of the registers they write. A condition computed
     from anything else holds alike in every warp, so evaluating it per warp tells nothing about

@@ -12,7 +12,7 @@ from ptxlint import ir
 from ptxlint.analyses.lanes import LaneModel
 from ptxlint.analyses.launch import block_shape
 from ptxlint.analyses.reaching_threads import ThreadSpace
-from ptxlint.analyses.registers import RegisterIndex
+from ptxlint.analyses.registers import Registers
 from ptxlint.analyses.uniformity.analysis import UniformityAnalysis
 from ptxlint.analyses.uniformity.facts import CalledCollective, FunctionUniformity, ModuleUniformity, Summaries
 from ptxlint.analyses.uniformity.printer import describe_function
@@ -58,7 +58,7 @@ def analyze_module(
     everything: bool = False,
     sparse: bool = True,
     graph_of: Callable[[ir.Function], cfg_module.ControlFlowGraph] = cfg_module.build,
-    registers_of: Callable[[ir.Function], RegisterIndex] = fresh_register_index,
+    registers_of: Callable[[ir.Function], Registers] = fresh_register_index,
     keep_dead_registers: bool = False,
     call_graph: CallGraph | None = None,
 ) -> ModuleUniformity:
@@ -135,7 +135,7 @@ def _analyze_function(
     function: ir.Function, options: Options, summaries: Summaries, collectives: dict[int, Collective], everything: bool,
     statics: dict[str, _Prepared] | None = None, dense: bool = True,
     graph_of: Callable[[ir.Function], cfg_module.ControlFlowGraph] = cfg_module.build,
-    registers_of: Callable[[ir.Function], RegisterIndex] = fresh_register_index,
+    registers_of: Callable[[ir.Function], Registers] = fresh_register_index,
     thread_spaces: dict[int, ThreadSpace] | None = None, keep_dead_registers: bool = False,
 ) -> tuple[UniformityAnalysis, FunctionUniformity]:
     known = statics.get(function.name) if statics is not None else None
