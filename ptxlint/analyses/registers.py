@@ -111,9 +111,9 @@ class DefUse:
 
 class Registers(DefUse):
     """The `registers` pass's result: the def-use index by scoped key (see the module's doc),
-    the resolution of a name at a scope (:meth:`key`, cached per scope), a dense number per
-    scoped register (:meth:`number`), the function's `.reg` parameters, and :meth:`unscoped`,
-    the same index by bare name for the analyses whose state is still keyed by name."""
+    the resolution of a name at a scope (:meth:`key`, cached per scope), the function's `.reg`
+    parameters, and :meth:`unscoped`, the same index by bare name for the analyses whose state
+    is still keyed by name."""
 
     def __init__(self, function: Function) -> None:
         self._scopes = function.scopes
@@ -139,7 +139,6 @@ class Registers(DefUse):
         else:
             writers, readers = _name_indexes(instructions)
         super().__init__(instructions, writers, readers)
-        self._numbers: dict[str, int] | None = None
         self._unscoped: DefUse | None = None
 
     def key(self, name: str, scope: int) -> str:
@@ -206,17 +205,6 @@ class Registers(DefUse):
             if guard is not None and type(guard.predicate) is Register:
                 readers.setdefault(key(guard.predicate.name, scope), []).append(index)
         return writers, readers
-
-    def number(self, key: str) -> int:
-        """A dense number for scoped register ``key`` (0, 1, … over the registers the function
-        reads or writes, in order of first appearance); -1 for a register it never mentions."""
-        numbers = self._numbers
-        if numbers is None:
-            numbers = self._numbers = {}
-            for table in (self.writers, self.readers):
-                for name in table:
-                    numbers.setdefault(name, len(numbers))
-        return numbers.get(key, -1)
 
     def unscoped(self) -> DefUse:
         """The same index by bare name, the registers of one name in every scope taken as one
