@@ -70,3 +70,11 @@ def test_backward_slice_follows_the_register_of_the_scope() -> None:
     # is the innermost `p`; not from the first block's `selp`.
     assert 2 not in found and {4, 5, 6} <= found and 0 in found
     assert "%r1" in followed
+
+
+def test_a_wide_nested_range_is_resolved_without_expanding_it() -> None:
+    body = "\t{\n\t.reg .b32 %q<100000000>;\n\tmov.u32 %q99999999, 1;\n\tmov.u32 %r1, %q99999999;\n\t}\n\tret;"
+    registers = Registers(function_of(body))
+    inner = registers.writes(0)[0]
+    assert inner != "%q99999999" and register_of_key(inner) == "%q99999999"
+    assert registers.reads(1) == [inner] and registers.writes(1) == ["%r1"]

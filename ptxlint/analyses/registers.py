@@ -118,23 +118,24 @@ class Registers(DefUse):
     def __init__(self, function: Function) -> None:
         self._scopes = function.scopes
         self._cache: dict[int, dict[str, str]] = {}  # scope → name → key
-        # Per name that a nested scope declares (only those can mean more than one register):
-        # the scopes declaring it, ascending; scope 0 when the function's own scope does too.
-        declaring: dict[str, set[int]] = {}
+        # The declarations of nested scopes (only their names can mean more than one register):
+        # plain names, and the stems of ranges (`%q<2>`) with their counts, never expanded.
+        self._nested_names: dict[str, list[int]] = {}
+        self._nested_ranges: dict[str, list[tuple[int, int]]] = {}
         for declaration in function.registers:
             if declaration.scope == 0:
                 continue
             if declaration.count:
-                for number in range(declaration.count):
-                    declaring.setdefault(f"{declaration.name}{number}", set()).add(declaration.scope)
+                self._nested_ranges.setdefault(declaration.name, []).append((declaration.scope, declaration.count))
             else:
-                declaring.setdefault(declaration.name, set()).add(declaration.scope)
-        self._declaring = {name: sorted(scopes) for name, scopes in declaring.items()}
+                self._nested_names.setdefault(declaration.name, []).append(declaration.scope)
+        self._has_nested = bool(self._nested_names or self._nested_ranges)
+        self._declaring: dict[str, list[int]] = {}  # name → the nested scopes declaring it, ascending
         self.register_parameters = {
             parameter.name: position for position, parameter in enumerate(function.parameters) if parameter.space == "reg"
         }
         instructions = function.instructions
-        if self._declaring:
+        if self._has_nested:
             writers, readers = self._scoped_indexes(instructions)
         else:
             writers, readers = _name_indexes(instructions)
@@ -147,6 +148,8 @@ class Registers(DefUse):
         :func:`register_of_key`)."""
         candidates = self._declaring.get(name)
         if candidates is None:
+            candidates = self._declaring_scopes(name)
+        if not candidates:
             return name
         names = self._cache.get(scope)
         if names is None:
@@ -158,6 +161,18 @@ class Registers(DefUse):
         declared = self._declaring_scope(candidates, scope)
         key = names[name] = name if not declared else f"{name}@{declared}"
         return key
+
+    def _declaring_scopes(self, name: str) -> list[int]:
+        """The nested scopes declaring ``name``, ascending (once per name)."""
+        found = list(self._nested_names.get(name, ()))
+        if self._nested_ranges:
+            stem = name.rstrip("0123456789")
+            digits = name[len(stem) :]
+            if digits and len(digits) <= 18:  # a longer number is past any count
+                number = int(digits)
+                found.extend(scope for scope, count in self._nested_ranges.get(stem, ()) if number < count)
+        known = self._declaring[name] = sorted(set(found))
+        return known
 
     def _declaring_scope(self, candidates: list[int], scope: int) -> int:
         """The innermost of the scopes ``candidates`` (ascending) that encloses ``scope``: the
@@ -179,7 +194,8 @@ class Registers(DefUse):
         scope declares resolved at its instruction's scope."""
         writers: dict[str, list[int]] = {}
         readers: dict[str, list[int]] = {}
-        nested = self._declaring
+        declaring = self._declaring
+        declaring_scopes = self._declaring_scopes
         key = self.key
         for index, instruction in enumerate(instructions):
             count = instruction.destination_count
@@ -191,7 +207,10 @@ class Registers(DefUse):
                 kind = type(operand)
                 if kind is Register:
                     name = operand.name  # type: ignore[union-attr]  # narrowed by `kind`
-                    if name in nested:
+                    candidates = declaring.get(name)
+                    if candidates is None:
+                        candidates = declaring_scopes(name)
+                    if candidates:
                         name = key(name, scope)
                     known = found.get(name)
                     if known is None:
@@ -211,7 +230,7 @@ class Registers(DefUse):
         (a superset of each's writers and readers): for the analyses whose state is keyed by
         register name. Where no nested scope declares a register it is this index itself."""
         if self._unscoped is None:
-            if not self._declaring:
+            if not self._has_nested:
                 self._unscoped = self
             else:
                 self._unscoped = DefUse(self.instructions, _merged(self.writers), _merged(self.readers))
