@@ -1,10 +1,11 @@
-"""The register model of a function. Registers are scoped: nvcc declares `.reg .pred p;` (and
-`%p<3>`-style ranges) inside every inline-asm `{ }` block, so one name in two blocks is two
-registers. Each register named at an instruction is resolved once to its declaration, its
-*scoped key* (the name itself for the function's own registers, `name@N` for one declared by
-nested scope N); on those keys: which instructions write and read each register (the def-use
-index the sparse pre-passes walk), backward slices and liveness. Built once per function by the
-`registers` pass; every analysis that identifies registers asks it."""
+"""The register model of a function. Registers are scoped: inline asm declares its own
+`.reg .pred p;` (and `%p<3>`-style ranges) inside its `{ }` block, which nvcc pastes wherever the
+asm is inlined, so one name in two blocks is two registers. Each register named at an
+instruction is resolved once to its declaration, its *scoped key* (the name itself for the
+function's own registers, `name@N` for one declared by nested scope N); on those keys: which
+instructions write and read each register (the def-use index the sparse pre-passes walk),
+backward slices and liveness. Built once per function by the `registers` pass; every analysis
+that identifies registers asks it."""
 
 from __future__ import annotations
 
@@ -54,10 +55,6 @@ class DefUse:
     def key(self, name: str, scope: int) -> str:
         """The register ``name`` names at ``scope``."""
         return name
-
-    def key_at(self, register: Register, index: int) -> str:
-        """The register ``register`` names as instruction ``index`` reads or writes it."""
-        return self.key(register.name, self.instructions[index].scope)
 
     def writes(self, index: int) -> list[str]:
         """The registers instruction ``index`` writes."""
