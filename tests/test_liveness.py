@@ -1,7 +1,7 @@
-"""Unit tests for register liveness (:func:`ptxlint.analyses.registers.live_in`): the bit-mask
-worklist must agree, on every function of every fixture, with the definition followed literally
-(a register is live at a block's entry when some path from there reads it before an unguarded
-write), and a guarded write must not end a register's life."""
+"""Unit tests for register liveness (:func:`ptxlint.analyses.registers.live_in`) over scoped
+keys: the bit-mask worklist must agree, on every function of every fixture, with the definition
+followed literally (a register is live at a block's entry when some path from there reads it
+before an unguarded write), and a guarded write must not end a register's life."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ptxlint import cfg
-from ptxlint.analyses.registers import RegisterIndex, live_in
+from ptxlint.analyses.registers import DefUse, Registers, live_in
 from ptxlint.lower import lower
 from ptxlint.source import SourceFile
 
@@ -19,7 +19,7 @@ from test_cfg import function_of
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _live_by_definition(graph: cfg.ControlFlowGraph, names: RegisterIndex, register: str, block: int) -> bool:
+def _live_by_definition(graph: cfg.ControlFlowGraph, names: DefUse, register: str, block: int) -> bool:
     """Search forward, instruction by instruction, for a read of ``register`` before an
     unguarded write of it."""
     reads, writes = set(names.readers.get(register, ())), set(names.writers.get(register, ()))
@@ -46,7 +46,7 @@ def test_liveness_agrees_with_the_definition(path: Path) -> None:
     module = lower(SourceFile.from_bytes(str(path), path.read_bytes()))
     for function in module.functions:
         graph = cfg.build(function)
-        names = RegisterIndex(function.instructions)
+        names = Registers(function)
         registers = sorted(names.readers.keys() | names.writers.keys())
         liveness = live_in(graph, names, registers)
         for block in graph.reverse_post_order:
@@ -59,6 +59,6 @@ def test_guarded_write_keeps_the_old_value_live() -> None:
         "\tmov.u32 %r1, 1;\n\tbra.uni NEXT;\nNEXT:\n\t@%p1 mov.u32 %r1, 2;\n\tadd.u32 %r2, %r1, 1;\n\tret;"
     )
     graph = cfg.build(function)
-    liveness = live_in(graph, RegisterIndex(function.instructions), ["%r1", "%r2"])
+    liveness = live_in(graph, Registers(function), ["%r1", "%r2"])
     assert liveness.names(graph.block_of(2)) == {"%r1"}  # the guard may be false: `add` reads the 1
     assert liveness.names(0) == frozenset()  # written before anything reads it

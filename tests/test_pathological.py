@@ -13,7 +13,7 @@ rather than a loaded machine. Peak memory includes the ~25 MiB of the interprete
 Known super-linear growth, outside the files this test's owner maintains (see the issue 7 report):
   deep_cfg / looping_cfg  uniformity/control.py: the state carries every enclosing
                           divergence, so joins cost O(n) and blocks are revisited O(depth) times;
-  nested_scopes           uniformity/registers.py `_declaring_scope` walks the scope chain per register;
+  nested_scopes           analyses/registers.py `_declaring_scope` walks the scope chain per register;
   call_chain / call_cycle uniformity/driver.py `_selected_functions`, `_exiting_functions` and
                           tcgen05.py `callee_operations` call `CallGraph.reachable_from` per
                           function (CallGraph.transitive/reaching/reachable_from_any are linear).

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ptxlint.analyses.launch import WARP_SIZE
-from ptxlint.analyses.registers import RegisterIndex
+from ptxlint.analyses.registers import Registers
 from ptxlint.context import ModuleContext
 from ptxlint.ir import Function, Immediate, Instruction, Operand, Register
 from ptxlint.isa.barriers import BARRIER_BASES, CtaBarrier, cta_barrier_of
@@ -70,15 +70,15 @@ class BarrierUse:
         return None if position is None else self.instruction.operands[position]
 
 
-def _constant(operand: Operand, function: Function, names: RegisterIndex) -> int | None:
-    """An integer immediate, or a register whose every definition is an unguarded `mov` of the
-    same integer immediate."""
+def _constant(operand: Operand, function: Function, names: Registers, scope: int) -> int | None:
+    """An integer immediate, or a register (read at ``scope``) whose every definition is an
+    unguarded `mov` of the same integer immediate."""
     if type(operand) is Immediate:
         return operand.value if type(operand.value) is int else None
     if type(operand) is not Register:
         return None
     values = set()
-    for index in names.writers.get(operand.name, ()):
+    for index in names.writers.get(names.key(operand.name, scope), ()):
         definition = function.instructions[index]
         if definition.opcode.base != "mov" or definition.guard is not None or len(definition.operands) != 2:
             return None
@@ -91,7 +91,7 @@ def _constant(operand: Operand, function: Function, names: RegisterIndex) -> int
 
 def _barrier_uses(context: ModuleContext, function: Function) -> tuple[BarrierUse, ...]:
     found = []
-    names: RegisterIndex | None = None
+    names: Registers | None = None
     for index, instruction in enumerate(function.instructions):
         if instruction.opcode.base not in BARRIER_BASES:
             continue
@@ -100,14 +100,14 @@ def _barrier_uses(context: ModuleContext, function: Function) -> tuple[BarrierUs
             continue
         if names is None:
             names = context.result("registers", function)
-        barrier = _constant(instruction.operands[form.identifier], function, names)
+        barrier = _constant(instruction.operands[form.identifier], function, names, instruction.scope)
         if barrier is not None and not 0 <= barrier < BARRIER_IDS:
             barrier = None
         count: int | str
         if form.thread_count is None:
             count = CTA
         else:
-            value = _constant(instruction.operands[form.thread_count], function, names)
+            value = _constant(instruction.operands[form.thread_count], function, names, instruction.scope)
             # A count that is not a whole number of warps is PTX405's (ptxas rejects it).
             count = value if value is not None and value > 0 and value % WARP_SIZE == 0 else UNKNOWN
         found.append(BarrierUse(index, instruction, form, barrier, count))

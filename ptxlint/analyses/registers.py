@@ -1,9 +1,15 @@
-"""Which instructions write and read each register of a function, by name: the def-use index
-the analyses' sparse pre-passes walk (uniformity's relevant instructions, the value analysis'
-slices), built once per function and shared through the context; and liveness on it."""
+"""The register model of a function. Registers are scoped: inline asm declares its own
+`.reg .pred p;` (and `%p<3>`-style ranges) inside its `{ }` block, which nvcc pastes wherever the
+asm is inlined, so one name in two blocks is two registers. Each register named at an
+instruction is resolved once to its declaration, its *scoped key* (the name itself for the
+function's own registers, `name@N` for one declared by nested scope N); on those keys: which
+instructions write and read each register (the def-use index the sparse pre-passes walk),
+backward slices and liveness. Built once per function by the `registers` pass; every analysis
+that identifies registers asks it."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import Callable, Iterable
 
 from ptxlint.cfg import ControlFlowGraph
@@ -12,37 +18,50 @@ from ptxlint.ir import Function, Immediate, Instruction, Operand, Register, Sink
 from ptxlint.passes import Describe, Pass
 
 
-def _build(context: ModuleContext, function: Function) -> RegisterIndex:
-    return RegisterIndex(function.instructions)
+def _build(context: ModuleContext, function: Function) -> Registers:
+    return Registers(function)
 
 
-def _describe_registers(index: RegisterIndex, function: Function) -> Describe:
-    """``writes a, b reads c`` per instruction: the def-use index as the sparse passes see it."""
+def _describe_registers(registers: Registers, function: Function) -> Describe:
+    """``writes a, b reads c`` per instruction, by scoped key: the def-use index as the sparse
+    passes see it."""
 
     def describe(position: int, instruction: Instruction) -> str:
-        written, read = index.writes(position), index.reads(position)
+        written, read = registers.writes(position), registers.reads(position)
         parts = ([f"writes {', '.join(written)}"] if written else []) + ([f"reads {', '.join(read)}"] if read else [])
         return " ".join(parts) or "-"
 
     return describe
 
 
-class RegisterIndex:
-    """The instructions that write and read each register (a guard is a read), over the whole
-    function, and the registers any one instruction writes and reads, collected when first asked:
-    the pre-passes need the indexes, but the names of only a few instructions."""
+def register_of_key(key: str) -> str:
+    """The register name of a scoped key (names never hold an `@`)."""
+    return key.split("@", 1)[0]
 
-    def __init__(self, instructions: tuple[Instruction, ...]) -> None:
+
+class DefUse:
+    """The instructions that write and read each register (a guard is a read), over the whole
+    function, and the registers any one instruction writes and reads, collected when first
+    asked: the pre-passes need the indexes, but the registers of only a few instructions. Keyed
+    by what :meth:`key` makes of a name at a scope."""
+
+    def __init__(self, instructions: tuple[Instruction, ...], writers: dict[str, list[int]], readers: dict[str, list[int]]) -> None:
         self.instructions = instructions
-        self.writers, self.readers = _register_indexes(instructions)
+        self.writers = writers
+        self.readers = readers
         self._writes: dict[int, list[str]] = {}
         self._reads: dict[int, list[str]] = {}
+
+    def key(self, name: str, scope: int) -> str:
+        """The register ``name`` names at ``scope``."""
+        return name
 
     def writes(self, index: int) -> list[str]:
         """The registers instruction ``index`` writes."""
         known = self._writes.get(index)
         if known is None:
-            known = self._writes[index] = _register_names(self.instructions[index].destinations)
+            instruction = self.instructions[index]
+            known = self._writes[index] = self._keys(instruction.destinations, instruction.scope)
         return known
 
     def reads(self, index: int) -> list[str]:
@@ -50,17 +69,28 @@ class RegisterIndex:
         known = self._reads.get(index)
         if known is None:
             instruction = self.instructions[index]
-            known = _register_names(instruction.sources)
+            known = self._keys(instruction.sources, instruction.scope)
             guard = instruction.guard
             if guard is not None and type(guard.predicate) is Register:
-                known.append(guard.predicate.name)
+                known.append(self.key(guard.predicate.name, instruction.scope))
             self._reads[index] = known
         return known
+
+    def _keys(self, operands: tuple[Operand, ...], scope: int) -> list[str]:
+        key = self.key
+        found: list[str] = []
+        for operand in operands:
+            kind = type(operand)
+            if kind is Register:
+                found.append(key(operand.name, scope))  # type: ignore[union-attr]  # narrowed by `kind`, not seen by mypy
+            elif kind not in _WITHOUT_REGISTERS:
+                found.extend(key(register.name, scope) for register in registers_in(operand))
+        return found
 
     def backward_slice(self, registers: Iterable[str], through: Callable[[int], bool] | None = None) -> tuple[set[str], set[int]]:
         """What ``registers`` are computed from: the registers followed and the instructions
         writing them, transitively through the registers each writer reads — only through the
-        writers ``through`` accepts, when given (by name: a superset across scopes)."""
+        writers ``through`` accepts, when given."""
         pending = list(registers)
         followed: set[str] = set()
         found: set[int] = set()
@@ -76,9 +106,155 @@ class RegisterIndex:
         return followed, found
 
 
-def _register_indexes(instructions: tuple[Instruction, ...]) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
-    """The instructions that write and that read each register. One loop over every operand of
-    the function, the common kinds tested inline: no per-instruction lists are built."""
+class Registers(DefUse):
+    """The `registers` pass's result: the def-use index by scoped key (see the module's doc),
+    the resolution of a name at a scope (:meth:`key`, cached per scope), the function's `.reg`
+    parameters, and :meth:`unscoped`, the same index by bare name for the analyses whose state
+    is still keyed by name."""
+
+    def __init__(self, function: Function) -> None:
+        self._scopes = function.scopes
+        self._cache: dict[int, dict[str, str]] = {}  # scope → name → key
+        # The declarations of nested scopes (only their names can mean more than one register):
+        # plain names, and the stems of ranges (`%q<2>`) with their counts, never expanded.
+        self._nested_names: dict[str, list[int]] = {}
+        self._nested_ranges: dict[str, list[tuple[int, int]]] = {}
+        for declaration in function.registers:
+            if declaration.scope == 0:
+                continue
+            if declaration.count:
+                self._nested_ranges.setdefault(declaration.name, []).append((declaration.scope, declaration.count))
+            else:
+                self._nested_names.setdefault(declaration.name, []).append(declaration.scope)
+        self._has_nested = bool(self._nested_names or self._nested_ranges)
+        self._declaring: dict[str, list[int]] = {}  # name → the nested scopes declaring it, ascending
+        self.register_parameters = {
+            parameter.name: position for position, parameter in enumerate(function.parameters) if parameter.space == "reg"
+        }
+        instructions = function.instructions
+        if self._has_nested:
+            writers, readers = self._scoped_indexes(instructions)
+        else:
+            writers, readers = _name_indexes(instructions)
+        super().__init__(instructions, writers, readers)
+        self._unscoped: DefUse | None = None
+
+    def key(self, name: str, scope: int) -> str:
+        """The register ``name`` as declared around ``scope``: the name itself when the function
+        scope declares it, else `name@N` for the innermost scope N declaring it (see
+        :func:`register_of_key`)."""
+        candidates = self._declaring.get(name)
+        if candidates is None:
+            candidates = self._declaring_scopes(name)
+        if not candidates:
+            return name
+        names = self._cache.get(scope)
+        if names is None:
+            names = self._cache[scope] = {}
+        else:
+            cached = names.get(name)
+            if cached is not None:
+                return cached
+        declared = self._declaring_scope(candidates, scope)
+        key = names[name] = name if not declared else f"{name}@{declared}"
+        return key
+
+    def _declaring_scopes(self, name: str) -> list[int]:
+        """The nested scopes declaring ``name``, ascending (once per name)."""
+        found = list(self._nested_names.get(name, ()))
+        if self._nested_ranges:
+            stem = name.rstrip("0123456789")
+            digits = name[len(stem) :]
+            if digits and len(digits) <= 18:  # a longer number is past any count
+                number = int(digits)
+                found.extend(scope for scope, count in self._nested_ranges.get(stem, ()) if number < count)
+        known = self._declaring[name] = sorted(set(found))
+        return known
+
+    def _declaring_scope(self, candidates: list[int], scope: int) -> int:
+        """The innermost of the scopes ``candidates`` (ascending) that encloses ``scope``: the
+        largest number that does (scopes are numbered in pre-order, so that is the innermost),
+        without walking the scope chain; 0, the function's, when none does."""
+        scopes = self._scopes
+        # The nearest declaring scope at or before ``scope`` usually encloses it (the block
+        # itself); otherwise look further back.
+        position = bisect_right(candidates, scope)
+        while position:
+            position -= 1
+            declared = candidates[position]
+            if declared == scope or (declared < len(scopes) and scope <= scopes[declared].last_descendant):
+                return declared
+        return 0
+
+    def _scoped_indexes(self, instructions: tuple[Instruction, ...]) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+        """:func:`_name_indexes` for a function with nested declarations: each name some nested
+        scope declares resolved at its instruction's scope."""
+        writers: dict[str, list[int]] = {}
+        readers: dict[str, list[int]] = {}
+        declaring = self._declaring
+        declaring_scopes = self._declaring_scopes
+        key = self.key
+        for index, instruction in enumerate(instructions):
+            count = instruction.destination_count
+            found = writers
+            scope = instruction.scope
+            for position, operand in enumerate(instruction.operands):
+                if position == count:
+                    found = readers
+                kind = type(operand)
+                if kind is Register:
+                    name = operand.name  # type: ignore[union-attr]  # narrowed by `kind`
+                    candidates = declaring.get(name)
+                    if candidates is None:
+                        candidates = declaring_scopes(name)
+                    if candidates:
+                        name = key(name, scope)
+                    known = found.get(name)
+                    if known is None:
+                        found[name] = [index]
+                    else:
+                        known.append(index)
+                elif kind not in _WITHOUT_REGISTERS:
+                    for register in registers_in(operand):
+                        found.setdefault(key(register.name, scope), []).append(index)
+            guard = instruction.guard
+            if guard is not None and type(guard.predicate) is Register:
+                readers.setdefault(key(guard.predicate.name, scope), []).append(index)
+        return writers, readers
+
+    def unscoped(self) -> DefUse:
+        """The same index by bare name, the registers of one name in every scope taken as one
+        (a superset of each's writers and readers): for the analyses whose state is keyed by
+        register name. Where no nested scope declares a register it is this index itself."""
+        if self._unscoped is None:
+            if not self._has_nested:
+                self._unscoped = self
+            else:
+                self._unscoped = DefUse(self.instructions, _merged(self.writers), _merged(self.readers))
+        return self._unscoped
+
+
+def _merged(table: dict[str, list[int]]) -> dict[str, list[int]]:
+    """``table`` with the keys of one name merged into one entry, indices ascending."""
+    merged: dict[str, list[int]] = {}
+    split: set[str] = set()
+    for key, indices in table.items():
+        name = register_of_key(key)
+        known = merged.get(name)
+        if known is None:
+            merged[name] = indices
+        else:
+            merged[name] = known + indices
+            split.add(name)
+    for name in split:
+        merged[name] = sorted(set(merged[name]))
+    return merged
+
+
+def _name_indexes(instructions: tuple[Instruction, ...]) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    """The instructions that write and that read each register, for a function whose every
+    register is the function's own (its key is its name). One loop over every operand of the
+    function, the common kinds tested inline: no per-instruction lists are built."""
     writers: dict[str, list[int]] = {}
     readers: dict[str, list[int]] = {}
     for index, instruction in enumerate(instructions):
@@ -104,45 +280,34 @@ def _register_indexes(instructions: tuple[Instruction, ...]) -> tuple[dict[str, 
     return writers, readers
 
 
-def _register_names(operands: tuple[Operand, ...]) -> list[str]:
-    names: list[str] = []
-    for operand in operands:
-        kind = type(operand)
-        if kind is Register:
-            names.append(operand.name)  # type: ignore[union-attr]  # narrowed by `kind`, not seen by mypy
-        elif kind not in _WITHOUT_REGISTERS:
-            names.extend(register.name for register in registers_in(operand))
-    return names
-
-
 # Operands that never hold a register: the common case skips :func:`registers_in`.
 _WITHOUT_REGISTERS = frozenset({Immediate, SpecialRegister, Symbol, Sink})
 
 
-def live_in(graph: ControlFlowGraph, names: RegisterIndex, registers: Iterable[str]) -> Liveness:
-    """Which of ``registers`` are live at the entry of each reachable block: read on some path
-    from there before an unguarded write (a guarded write may not happen, so it kills nothing).
-    Backward liveness over bit masks, one bit per register."""
+def live_in(graph: ControlFlowGraph, index: DefUse, registers: Iterable[str]) -> Liveness:
+    """Which of ``registers`` (keys of ``index``) are live at the entry of each reachable block:
+    read on some path from there before an unguarded write (a guarded write may not happen, so
+    it kills nothing). Backward liveness over bit masks, one bit per register asked about."""
     bits = {name: 1 << position for position, name in enumerate(registers)}
     if not bits:
         return Liveness(bits, {})
-    instructions = names.instructions
+    instructions = index.instructions
     # Per block, its instructions' (index, read mask, killed mask), in reverse order.
     effects: dict[int, dict[int, list[int]]] = {}
     for name, bit in bits.items():
-        for index in names.readers.get(name, ()):
-            effect = effects.setdefault(graph.block_of(index), {}).setdefault(index, [0, 0])
+        for position in index.readers.get(name, ()):
+            effect = effects.setdefault(graph.block_of(position), {}).setdefault(position, [0, 0])
             effect[0] |= bit
-        for index in names.writers.get(name, ()):
-            if instructions[index].guard is None:
-                effect = effects.setdefault(graph.block_of(index), {}).setdefault(index, [0, 0])
+        for position in index.writers.get(name, ()):
+            if instructions[position].guard is None:
+                effect = effects.setdefault(graph.block_of(position), {}).setdefault(position, [0, 0])
                 effect[1] |= bit
     used: dict[int, int] = {}
     killed: dict[int, int] = {}
     for block, by_index in effects.items():
         use = kill = 0
-        for index in sorted(by_index, reverse=True):
-            read, write = by_index[index]
+        for position in sorted(by_index, reverse=True):
+            read, write = by_index[position]
             use = (use & ~write) | read
             kill |= write
         used[block], killed[block] = use, kill
@@ -168,7 +333,7 @@ def live_in(graph: ControlFlowGraph, names: RegisterIndex, registers: Iterable[s
 
 class Liveness:
     """The result of :func:`live_in`: per block a bit mask over the registers asked about (one
-    int per block, however many registers live through it), and their names on demand."""
+    int per block, however many registers live through it), and their keys on demand."""
 
     def __init__(self, bits: dict[str, int], masks: dict[int, int]) -> None:
         self.bits = bits  # register → its bit; registers not asked about have none
@@ -181,7 +346,7 @@ class Liveness:
         return self._masks.get(block, 0)
 
     def names(self, block: int) -> frozenset[str]:
-        """The registers live at the entry of ``block``, by name (decoded once per block)."""
+        """The registers live at the entry of ``block``, by key (decoded once per block)."""
         known = self._names.get(block)
         if known is None:
             found = []
@@ -197,7 +362,7 @@ class Liveness:
 PASSES = (
     Pass(
         "registers",
-        "which instructions write and read each register (the def-use index sparse passes walk)",
+        "each register an instruction names resolved to its declaring scope; which instructions write and read it",
         _build,
         per_function=True,
         printer=_describe_registers,

@@ -18,6 +18,7 @@ from __future__ import annotations
 import enum
 from typing import Callable, Final, NamedTuple, Sequence
 
+from ptxlint.analyses.registers import Registers
 from ptxlint.context import ModuleContext
 from ptxlint.ir import Address, Function, Immediate, Instruction, Operand, Register, Symbol, VariableDeclaration, Vector
 from ptxlint.passes import Describe, Pass
@@ -90,53 +91,19 @@ class SharedBuffers:
     """The buffer of each shared-memory address or descriptor operand of one function, computed
     on demand (only the instructions the async-proxy rules look at are asked about)."""
 
-    def __init__(self, function: Function, shared_symbols: frozenset[str], block_of: Callable[[int], int]) -> None:
+    def __init__(self, function: Function, shared_symbols: frozenset[str], block_of: Callable[[int], int], registers: Registers) -> None:
         self._instructions = function.instructions
         self._block_of = block_of
         self._shared = shared_symbols | frozenset(
             variable.name for variable in function.variables if _is_shared_variable(variable)
         )
-        # Registers declared inside a nested `{ }` (inline asm's `.reg .b64 %tmp;`) are one
-        # register per declaring scope, however many blocks reuse the name.
-        self._scopes = function.scopes
-        self._nested: dict[str, list[int]] = {}
-        for declaration in function.registers:
-            if declaration.scope != 0 and declaration.count == 0:
-                self._nested.setdefault(declaration.name, []).append(declaration.scope)
-        writers: dict[tuple[str, int], list[int]] = {}
-        nested = self._nested
-        for index, instruction in enumerate(function.instructions):
-            count = instruction.destination_count
-            if not count:
-                continue
-            scope = instruction.scope
-            for operand in instruction.operands[:count]:
-                if type(operand) is Register:
-                    name = operand.name
-                    # The function's own registers (nearly all) need no scope search.
-                    writers.setdefault(self._key(name, scope) if name in nested else (name, 0), []).append(index)
-                elif type(operand) is Vector:
-                    for element in operand.elements:
-                        if type(element) is Register:
-                            writers.setdefault(self._key(element.name, scope), []).append(index)
-        self._writers = writers
-        self._values: dict[tuple[str, int], _Value] = {}
-        self._evaluating: set[tuple[str, int]] = set()
+        # Registers by scoped key: inline asm's `.reg .b64 %tmp;` is one register per declaring
+        # scope, however many blocks reuse the name.
+        self._registers = registers
+        self._values: dict[str, _Value] = {}
+        self._evaluating: set[str] = set()
         self._defined_values: dict[int, _Value] = {}
         self._defining: set[int] = set()
-
-    def _key(self, name: str, scope: int) -> tuple[str, int]:
-        """The register ``name`` means in ``scope``: the innermost enclosing scope declaring it
-        (0 for the function's own registers)."""
-        declared = self._nested.get(name)
-        if declared is None:
-            return (name, 0)
-        scopes = self._scopes
-        best = 0
-        for candidate in declared:
-            if candidate == scope or (candidate < scope <= scopes[candidate].last_descendant):
-                best = max(best, candidate)
-        return (name, best)
 
     def of_address(self, operand: Operand, at: int) -> Buffer | None:
         """The buffer an address operand (`[sym+8]`, `[%r5]`) of instruction ``at`` points into."""
@@ -153,7 +120,7 @@ class SharedBuffers:
     def _operand(self, operand: Operand, at: int) -> _Value:
         """The value of ``operand`` as instruction ``at`` reads it."""
         if type(operand) is Register:
-            return self._register(self._key(operand.name, self._instructions[at].scope), at)
+            return self._register(self._registers.key(operand.name, self._instructions[at].scope), at)
         if type(operand) is Immediate:
             return operand.value if type(operand.value) is int else None
         if type(operand) is Symbol:
@@ -167,11 +134,11 @@ class SharedBuffers:
             return self._operand(operand.elements[0], at)
         return None
 
-    def _register(self, key: tuple[str, int], at: int) -> _Value:
+    def _register(self, key: str, at: int) -> _Value:
         """A register's value at instruction ``at``: its one definition's, or, where the compiler
         reused the name, the definition earlier in ``at``'s own block when there is one (else
         the definitions must agree)."""
-        writers = self._writers.get(key, ())
+        writers = self._registers.writers.get(key, ())
         if len(writers) > 1:
             block = self._block_of(at)
             local = [index for index in writers if index < at and self._block_of(index) == block]
@@ -179,7 +146,7 @@ class SharedBuffers:
                 return self._value_of(local[-1])
         return self._values_of(key, writers)
 
-    def _values_of(self, key: tuple[str, int], writers: Sequence[int]) -> _Value:
+    def _values_of(self, key: str, writers: Sequence[int]) -> _Value:
         if key in self._values:
             return self._values[key]
         if key in self._evaluating:
@@ -294,7 +261,7 @@ def _is_shared_variable(declaration: object) -> bool:
 
 def _build(context: ModuleContext, function: Function) -> SharedBuffers:
     shared = frozenset(variable.name for variable in context.module.variables if _is_shared_variable(variable))
-    return SharedBuffers(function, shared, context.result("cfg", function).block_of)
+    return SharedBuffers(function, shared, context.result("cfg", function).block_of, context.result("registers", function))
 
 
 def _describe(buffers: SharedBuffers, function: Function) -> Describe:
@@ -324,7 +291,7 @@ PASSES = (
         "which shared-memory buffer (a `.shared` variable and constant offset) each address and matrix descriptor names",
         _build,
         per_function=True,
-        requires=("cfg",),
+        requires=("cfg", "registers"),
         printer=_describe,
     ),
 )

@@ -31,7 +31,7 @@ from __future__ import annotations
 import enum
 from typing import Final, Literal, NamedTuple
 
-from ptxlint.analyses.registers import RegisterIndex
+from ptxlint.analyses.registers import Registers, register_of_key
 from ptxlint.callgraph import callee_name
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, StatesBefore, solve_forward
@@ -50,7 +50,7 @@ UNKNOWN: Final = _Unknown.UNKNOWN
 
 _TYPE_BYTES = {f"{kind}{bits}": bits // 8 for kind in "busf" for bits in (8, 16, 32, 64)}
 
-Identity = tuple[str, str, int]  # ("symbol", name, offset) or ("register", name, offset)
+Identity = tuple[str, str, int]  # ("symbol", name, offset) or ("register", scoped key, offset)
 
 
 class Window(NamedTuple):
@@ -73,6 +73,15 @@ class Mismatch(NamedTuple):
     copies: tuple[int, ...]  # the copies, in order
     close: int  # the wait, `ret` or `exit` that closes it
 
+    @property
+    def barrier_name(self) -> str:
+        """The barrier as the PTX names it: `full+8`, `%r3`."""
+        return _identity_name(self.barrier)
+
+
+def _identity_name(identity: Identity) -> str:
+    return register_of_key(identity[1]) + (f"+{identity[2]}" if identity[2] else "")
+
 
 # ----------------------------------------------------------------------------- instructions
 
@@ -94,7 +103,7 @@ def _is_tx(instruction: Instruction) -> bool:
 _CLASSIFIED_BASES = frozenset({"mbarrier", "call", "ret", "exit"})
 
 
-def classify(instruction: Instruction, names: RegisterIndex, index: int) -> _Access | None:
+def classify(instruction: Instruction, names: Registers, index: int) -> _Access | None:
     """What an instruction does to transaction windows, or None (nothing)."""
     base = instruction.opcode.base
     modifiers = instruction.opcode.modifiers
@@ -106,16 +115,16 @@ def classify(instruction: Instruction, names: RegisterIndex, index: int) -> _Acc
         if operation in ("try_wait", "test_wait"):
             return _Access("wait", None, None)
         if operation in ("init", "inval"):
-            return _Access("reset", _barrier(addresses[0], names) if addresses else None, None)
+            return _Access("reset", _barrier(addresses[0], instruction.scope, names) if addresses else None, None)
         if operation == "expect_tx" or (operation == "arrive" and "expect_tx" in modifiers):
-            return _Access("expect", _barrier(addresses[0], names) if addresses else None, _after(instruction, addresses[0], names) if addresses else None)
+            return _Access("expect", _barrier(addresses[0], instruction.scope, names) if addresses else None, _after(instruction, addresses[0], names) if addresses else None)
         if operation == "complete_tx":
-            return _Access("deliver", _barrier(addresses[0], names) if addresses else None, _after(instruction, addresses[0], names) if addresses else None)
+            return _Access("deliver", _barrier(addresses[0], instruction.scope, names) if addresses else None, _after(instruction, addresses[0], names) if addresses else None)
         return None
     if _is_tx(instruction):
         if not addresses:
             return _Access("deliver", None, None, True)
-        barrier = _barrier(addresses[-1], names)
+        barrier = _barrier(addresses[-1], instruction.scope, names)
         multicast = any(modifier.startswith("multicast") for modifier in modifiers)
         # A barrier reached through `mapa` (not certain) may be another CTA's; a multicast
         # signals every destination CTA's barrier.
@@ -127,7 +136,7 @@ def classify(instruction: Instruction, names: RegisterIndex, index: int) -> _Acc
             size = next((_TYPE_BYTES[modifier] for modifier in reversed(modifiers) if modifier in _TYPE_BYTES), None)
             return _Access("deliver", barrier, size * vector if size else None, remote)
         size_operand = instruction.operands[2] if len(instruction.operands) > 2 else None
-        return _Access("deliver", barrier, None if multicast else _constant(size_operand, names), remote)
+        return _Access("deliver", barrier, None if multicast else _constant(size_operand, instruction.scope, names), remote)
     if base == "call":
         return _Access("opaque", None, None)
     if base in ("ret", "exit"):
@@ -135,36 +144,36 @@ def classify(instruction: Instruction, names: RegisterIndex, index: int) -> _Acc
     return None
 
 
-def _after(instruction: Instruction, address: Address, names: RegisterIndex) -> int | None:
+def _after(instruction: Instruction, address: Address, names: Registers) -> int | None:
     """The constant operand right after the barrier address (a byte count)."""
     operands = instruction.operands
     position = next(position for position, operand in enumerate(operands) if operand is address)
-    return _constant(operands[position + 1], names) if position + 1 < len(operands) else None
+    return _constant(operands[position + 1], instruction.scope, names) if position + 1 < len(operands) else None
 
 
-def _constant(operand: Operand | None, names: RegisterIndex, depth: int = 0) -> int | None:
-    """An integer operand's value where it is a constant: an immediate, or a register written
-    once by a `mov` of one."""
+def _constant(operand: Operand | None, scope: int, names: Registers, depth: int = 0) -> int | None:
+    """An integer operand's value (read at ``scope``) where it is a constant: an immediate, or a
+    register written once by a `mov` of one."""
     if type(operand) is Immediate:
         return operand.value if isinstance(operand.value, int) else None
     if type(operand) is not Register or depth > 4:
         return None
-    writers = names.writers.get(operand.name, ())
+    writers = names.writers.get(names.key(operand.name, scope), ())
     if len(writers) != 1:
         return None
     writer = names.instructions[writers[0]]
     if writer.opcode.base == "mov" and writer.guard is None and len(writer.operands) == 2:
-        return _constant(writer.operands[1], names, depth + 1)
+        return _constant(writer.operands[1], writer.scope, names, depth + 1)
     return None
 
 
-def _barrier(address: Address, names: RegisterIndex) -> Identity | None:
-    """The certain identity of the barrier an address names, or None."""
+def _barrier(address: Address, scope: int, names: Registers) -> Identity | None:
+    """The certain identity of the barrier an address (read at ``scope``) names, or None."""
     base = address.base
     if type(base) is Symbol:
         return ("symbol", base.name, address.offset)
     if type(base) is Register:
-        resolved = _register_identity(base.name, names, 0)
+        resolved = _register_identity(names.key(base.name, scope), names, 0)
         if resolved is None:
             return None
         kind, name, offset = resolved
@@ -172,8 +181,9 @@ def _barrier(address: Address, names: RegisterIndex) -> Identity | None:
     return None
 
 
-def _register_identity(name: str, names: RegisterIndex, depth: int) -> Identity | None:
-    writers = names.writers.get(name, ())
+def _register_identity(key: str, names: Registers, depth: int) -> Identity | None:
+    """The identity of the barrier address register ``key`` (a scoped key) holds."""
+    writers = names.writers.get(key, ())
     if len(writers) != 1 or depth > 8:
         return None
     writer = names.instructions[writers[0]]
@@ -186,16 +196,16 @@ def _register_identity(name: str, names: RegisterIndex, depth: int) -> Identity 
         if type(source) is Symbol:
             return ("symbol", source.name, 0)
         if type(source) is Register:
-            return _register_identity(source.name, names, depth + 1) or ("register", name, 0)
+            return _register_identity(names.key(source.name, writer.scope), names, depth + 1) or ("register", key, 0)
         return None
     if base == "add" and len(sources) == 2 and type(sources[0]) is Register:
-        offset = _constant(sources[1], names)
-        inner = _register_identity(sources[0].name, names, depth + 1)
+        offset = _constant(sources[1], writer.scope, names)
+        inner = _register_identity(names.key(sources[0].name, writer.scope), names, depth + 1)
         if offset is not None and inner is not None:
             return (inner[0], inner[1], inner[2] + offset)
     if base == "mapa":
         return None  # another CTA's barrier, maybe
-    return ("register", name, 0)
+    return ("register", key, 0)
 
 
 # ----------------------------------------------------------------------------- the lattice
@@ -324,7 +334,7 @@ class TransactionFacts:
             return "unreachable"
         parts = []
         for barrier, window in state:
-            name = f"{barrier[1]}+{barrier[2]}" if barrier[2] else barrier[1]
+            name = _identity_name(barrier)
             parts.append(f"{name}: ?" if window is UNKNOWN else f"{name}: {window.expected}/{window.delivered}")
         return " ".join(parts) or "-"
 

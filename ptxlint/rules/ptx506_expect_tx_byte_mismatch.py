@@ -124,7 +124,7 @@ def _check_function(function: Function, mismatches) -> Iterator[Diagnostic]:
             if mismatch.expected > mismatch.delivered
             else "the phase completes before the last copy lands"
         )
-        name = mismatch.barrier[1] + (f"+{mismatch.barrier[2]}" if mismatch.barrier[2] else "")
+        name = mismatch.barrier_name
         labels = [Label(instructions[index].span, "also announces bytes on this barrier") for index in mismatch.expects[1:]]
         labels += [Label(instructions[index].span, "delivers bytes to this barrier") for index in mismatch.copies]
         labels.append(Label(close.span, f"`{close.opcode.text}` reached with {mismatch.delivered} bytes delivered"))

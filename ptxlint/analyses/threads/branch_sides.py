@@ -14,7 +14,7 @@ import functools
 from dataclasses import dataclass
 from typing import Iterator
 
-from ptxlint.analyses.registers import RegisterIndex
+from ptxlint.analyses.registers import DefUse
 from ptxlint.analyses.threads.values import FunctionValues
 from ptxlint.context import ModuleContext
 from ptxlint.ir import Function, Instruction, Register
@@ -98,7 +98,7 @@ class ConditionRegisters:
         return name in self.names
 
 
-def condition_registers(instructions: tuple[Instruction, ...], names: RegisterIndex) -> ConditionRegisters:
+def condition_registers(instructions: tuple[Instruction, ...], names: DefUse) -> ConditionRegisters:
     """Guard predicates, then (transitively) the registers the unguarded `setp`, `mov` and `not`
     that write them read."""
     guards = [

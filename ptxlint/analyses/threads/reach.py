@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from ptxlint.analyses.registers import Registers
 from ptxlint.analyses.threads.branch_sides import BranchTable, all_warps, warp_list
 from ptxlint.analyses.threads.lane_sets import WARP_SIZE, ranges, warps_holding, widen_lanes, widen_warps
 from ptxlint.analyses.threads.values_lattice import TensorAddress, entry_for_warp
@@ -152,32 +153,32 @@ class ThreadReach:
         return found
 
 
-def lane_conditions(branches: BranchTable, writers: Mapping[str, list[int]]) -> dict[int, int]:
+def lane_conditions(branches: BranchTable, registers: Registers) -> dict[int, int]:
     """Block → what its branch predicate says of the lanes (the lanes where it holds, or
-    ``_ELECTED``), for the branches that test the lane or an `elect.sync` result."""
-    instructions = branches.values.cfg.function.instructions
+    ``_ELECTED``), for the branches that test the lane or an `elect.sync` result. Registers are
+    resolved to their declaring scope: two inline-asm blocks that each declare `.reg .pred p;`
+    and elect a lane into it hold two predicates, each written once."""
     found = {}
     for block, branch in branches.conditional():
-        written = writers.get(branch.predicate, ())
-        if len(written) != 1:
+        definition = _definition(registers.key(branch.predicate, branch.instruction.scope), registers)
+        if definition is None:
             continue
-        definition = instructions[written[0]]
         base = definition.opcode.base
         if base == "elect":
             found[block] = _ELECTED
         elif base == "setp":
-            condition = _lane_comparison(definition, writers, instructions)
+            condition = _lane_comparison(definition, registers)
             if condition is not None:
                 found[block] = condition
     return found
 
 
-def _definition(name: str, writers: Mapping[str, list[int]], instructions: tuple[Instruction, ...]) -> Instruction | None:
-    found = writers.get(name, ())
-    return instructions[found[0]] if len(found) == 1 else None
+def _definition(key: str, registers: Registers) -> Instruction | None:
+    found = registers.writers.get(key, ())
+    return registers.instructions[found[0]] if len(found) == 1 else None
 
 
-def _lane_comparison(setp: Instruction, writers: Mapping[str, list[int]], instructions: tuple[Instruction, ...]) -> int | None:
+def _lane_comparison(setp: Instruction, registers: Registers) -> int | None:
     """The lanes of each warp where the `setp` ``setp`` holds: one for `lane == c`, all but one
     for `lane != c`; None when it does not compare the lane with a constant."""
     modifiers = setp.opcode.modifiers
@@ -186,7 +187,7 @@ def _lane_comparison(setp: Instruction, writers: Mapping[str, list[int]], instru
     left, right = setp.sources
     if type(right) is Register and type(left) is Immediate:
         left, right = right, left
-    if type(left) is not Register or type(right) is not Immediate or not _is_lane(left.name, writers, instructions):
+    if type(left) is not Register or type(right) is not Immediate or not _is_lane(registers.key(left.name, setp.scope), registers):
         return None
     if not isinstance(right.value, int) or not 0 <= right.value <= _WARP_LANES:
         return 0 if modifiers[0] == "eq" else (1 << WARP_SIZE) - 1  # no lane has that index
@@ -194,10 +195,10 @@ def _lane_comparison(setp: Instruction, writers: Mapping[str, list[int]], instru
     return lane if modifiers[0] == "eq" else ~lane & ((1 << WARP_SIZE) - 1)
 
 
-def _is_lane(name: str, writers: Mapping[str, list[int]], instructions: tuple[Instruction, ...]) -> bool:
-    """Whether register ``name`` holds the lane index: `%laneid`, or `%tid.x & 31` (the block's x
-    extent a multiple of 32 is what makes that the lane: nvcc's `threadIdx.x % 32`)."""
-    definition = _definition(name, writers, instructions)
+def _is_lane(key: str, registers: Registers) -> bool:
+    """Whether the register ``key`` holds the lane index: `%laneid`, or `%tid.x & 31` (the
+    block's x extent a multiple of 32 is what makes that the lane: nvcc's `threadIdx.x % 32`)."""
+    definition = _definition(key, registers)
     if definition is None:
         return False
     base, sources = definition.opcode.base, definition.sources
@@ -205,17 +206,20 @@ def _is_lane(name: str, writers: Mapping[str, list[int]], instructions: tuple[In
         source = sources[0]
         if type(source) is SpecialRegister:
             return source.name == "%laneid"
-        return type(source) is Register and _is_lane(source.name, writers, instructions)
+        return type(source) is Register and _is_lane(registers.key(source.name, definition.scope), registers)
     if base == "and" and len(sources) == 2:
         value, mask = sources
         if type(value) is Immediate:
             value, mask = mask, value
-        return type(mask) is Immediate and mask.value == _WARP_LANES and type(value) is Register and _is_tid_x(value.name, writers, instructions)
+        return (
+            type(mask) is Immediate and mask.value == _WARP_LANES and type(value) is Register
+            and _is_tid_x(registers.key(value.name, definition.scope), registers)
+        )
     return False
 
 
-def _is_tid_x(name: str, writers: Mapping[str, list[int]], instructions: tuple[Instruction, ...]) -> bool:
-    definition = _definition(name, writers, instructions)
+def _is_tid_x(key: str, registers: Registers) -> bool:
+    definition = _definition(key, registers)
     if definition is None or definition.opcode.base != "mov" or len(definition.sources) != 1:
         return False
     source = definition.sources[0]
@@ -224,7 +228,7 @@ def _is_tid_x(name: str, writers: Mapping[str, list[int]], instructions: tuple[I
 
 def _run(context: ModuleContext, function: Function) -> ThreadReach:
     branches = context.result("warp_branches", function)
-    analysis = ThreadsReaching(branches, lane_conditions(branches, context.result("registers", function).writers))
+    analysis = ThreadsReaching(branches, lane_conditions(branches, context.result("registers", function)))
     _, known = warp_count_of(context, function)
     return ThreadReach(branches, solve_forward(branches.values.cfg, analysis), known)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Collection, Sequence
 
 from ptxlint.analyses.launch import block_shape
-from ptxlint.analyses.registers import RegisterIndex
+from ptxlint.analyses.registers import DefUse
 from ptxlint.analyses.threads.values_evaluation import WarpEvaluator
 from ptxlint.analyses.threads.values_lattice import VARYING, SharedAddress, ValueState, join_registers, join_values
 from ptxlint.analyses.threads.values_parameters import (
@@ -64,7 +64,7 @@ class WarpValues(WarpEvaluator):
         # Per block, the instructions the transfer function does not skip (see :meth:`plan_visits`).
         self._visited_by_block: Sequence[Sequence[int]] = []
 
-    def settle(self, instructions: tuple[Instruction, ...], names: RegisterIndex) -> None:
+    def settle(self, instructions: tuple[Instruction, ...], names: DefUse) -> None:
         """Evaluate once the registers with a single unguarded definition whose operands are
         immediates, special registers, symbols or such registers defined earlier in the text:
         their value is the same on every path (nvcc's PTX is nearly SSA; constants, the warp
@@ -145,7 +145,7 @@ class WarpValues(WarpEvaluator):
         self.allocation_slots = frozenset(allocated - written)
 
     @staticmethod
-    def _single_plain_definition(name: str, instructions: tuple[Instruction, ...], names: RegisterIndex) -> int | None:
+    def _single_plain_definition(name: str, instructions: tuple[Instruction, ...], names: DefUse) -> int | None:
         """The one instruction that writes ``name``, when it is unguarded, not a load, tcgen05
         operation or call, and the only writer of everything it writes."""
         writers = names.writers
@@ -175,7 +175,7 @@ class WarpValues(WarpEvaluator):
             return first
         return ValueState(registers, first.slots | second.slots)
 
-    def expire_block_locals(self, graph: ControlFlowGraph, names: RegisterIndex) -> None:
+    def expire_block_locals(self, graph: ControlFlowGraph, names: DefUse) -> None:
         """Registers defined once and used only later in the same block (most of nvcc's
         temporaries) are dropped from the state after their last use: no join ever needs them.
         Only registers the transfer function can put in the state (written by an instruction
@@ -264,7 +264,7 @@ class WarpValues(WarpEvaluator):
 class FunctionValues:
     """The solved analysis of one function."""
 
-    def __init__(self, analysis: WarpValues, solution: Solution[ValueState], names: RegisterIndex) -> None:
+    def __init__(self, analysis: WarpValues, solution: Solution[ValueState], names: DefUse) -> None:
         self.analysis = analysis
         self.solution = solution
         self.names = names  # shared with the analyses built on this one
@@ -323,7 +323,7 @@ def function_values(context: ModuleContext, function: Function) -> FunctionValue
     graph = context.result("cfg", function)
     warp_count, _ = warp_count_of(context, function)
     shape = block_shape(function, context.options)
-    names = context.result("registers", function)
+    names = context.result("registers", function).unscoped()  # this state is keyed by register name
     extents = (shape.x, shape.y, shape.z) if function.is_kernel and shape.x is not None else None
     stores = argument_stores(function.instructions, graph, _calls_to_tensor_memory_users(context, function))
     analysis = WarpValues(warp_count, shape.linear_tid_is_tid_x, slices(function, names, stores), extents)  # type: ignore[arg-type]

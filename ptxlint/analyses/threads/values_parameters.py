@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from ptxlint.analyses.registers import RegisterIndex
+from ptxlint.analyses.registers import DefUse
 from ptxlint.analyses.threads.values_lattice import TensorAddress, add_values
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.ir import Address, ArgumentList, Function, Immediate, Instruction, Operand, Register, Symbol
@@ -71,7 +71,7 @@ def stored_value(instruction: Instruction) -> Operand | None:
     return instruction.operands[1] if len(instruction.operands) == 2 else None
 
 
-def parameter_offset(function: Function, names: RegisterIndex, operand: Operand) -> ParameterOffset | None:
+def parameter_offset(function: Function, names: DefUse, operand: Operand) -> ParameterOffset | None:
     """``operand`` (a register, or an address `[%r+offset]`) as one of ``function``'s 32-bit
     parameters plus a constant, when every register on the way has a single unguarded
     definition (so the same holds on every path): `ld.param` of the parameter, `mov` of a

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from ptxlint.analyses.registers import RegisterIndex
+from ptxlint.analyses.registers import DefUse
 from ptxlint.ir import Address, Function, Instruction, Operand, Register, SpecialRegister, registers_in
 from ptxlint.isa.hand_offs import HAND_OFF_BASES
 
@@ -33,7 +33,7 @@ class Slices:
         return self.addresses | self.conditions
 
 
-def slices(function: Function, names: RegisterIndex, argument_stores: Iterable[int] = ()) -> Slices:
+def slices(function: Function, names: DefUse, argument_stores: Iterable[int] = ()) -> Slices:
     """``argument_stores``: the `st.param` instructions that pass a TMEM address to a callee
     (see :mod:`~ptxlint.analyses.threads.values_parameters`), whose value counts as an address."""
     instructions = function.instructions
@@ -53,7 +53,7 @@ def slices(function: Function, names: RegisterIndex, argument_stores: Iterable[i
     )
 
 
-def _depends_on_thread_index(instructions: tuple[Instruction, ...], names: RegisterIndex, within: set[int]) -> set[int]:
+def _depends_on_thread_index(instructions: tuple[Instruction, ...], names: DefUse, within: set[int]) -> set[int]:
     """The instructions of ``within`` whose operands derive from `%tid` (forward,
     flow-insensitive), and every other writer of the registers they write. A condition computed
     from anything else holds alike in every warp, so evaluating it per warp tells nothing about

@@ -11,7 +11,7 @@ from ptxlint import cfg as cfg_module
 from ptxlint import ir
 from ptxlint.analyses.threads.tid_fields import LaneModel
 from ptxlint.analyses.launch import block_shape
-from ptxlint.analyses.registers import RegisterIndex
+from ptxlint.analyses.registers import Registers
 from ptxlint.analyses.threads.lane_sets import ThreadSpace
 from ptxlint.analyses.uniformity.analysis import UniformityAnalysis
 from ptxlint.analyses.uniformity.facts import CalledCollective, FunctionUniformity, ModuleUniformity
@@ -59,7 +59,7 @@ def analyze_module(
     everything: bool = False,
     sparse: bool = True,
     graph_of: Callable[[ir.Function], cfg_module.ControlFlowGraph] = cfg_module.build,
-    registers_of: Callable[[ir.Function], RegisterIndex] = fresh_register_index,
+    registers_of: Callable[[ir.Function], Registers] = fresh_register_index,
     keep_dead_registers: bool = False,
     call_graph: CallGraph | None = None,
 ) -> ModuleUniformity:
@@ -140,7 +140,7 @@ def _analyze_function(
     exiting: frozenset[str], called: dict[str, tuple[CalledCollective, ...]], collectives: dict[int, Collective],
     everything: bool, statics: dict[str, _Prepared] | None = None, dense: bool = True,
     graph_of: Callable[[ir.Function], cfg_module.ControlFlowGraph] = cfg_module.build,
-    registers_of: Callable[[ir.Function], RegisterIndex] = fresh_register_index,
+    registers_of: Callable[[ir.Function], Registers] = fresh_register_index,
     thread_spaces: dict[int, ThreadSpace] | None = None, keep_dead_registers: bool = False,
 ) -> tuple[UniformityAnalysis, FunctionUniformity]:
     known = statics.get(function.name) if statics is not None else None

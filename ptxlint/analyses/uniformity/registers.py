@@ -1,13 +1,13 @@
-"""Registers as the uniformity analysis keys them: resolved to their declaring scope, split
+"""Registers as the uniformity analysis keys them: the scoped keys of the `registers` pass, split
 into those written once (kept in a side table) and more than once (kept in the state), and the
 registers every write of which computes one CTA-invariant value (value numbering)."""
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from typing import Sequence, cast
+from typing import Callable, Sequence, cast
 
 from ptxlint import ir
+from ptxlint.analyses.registers import Registers
 from ptxlint.isa.special_registers import UNIFORMITY, special_register_base
 
 
@@ -15,90 +15,26 @@ from ptxlint.isa.special_registers import UNIFORMITY, special_register_base
 ValueNumber = tuple[object, ...]
 
 
-def register_of_key(key: str) -> str:
-    """The register name of a key of :meth:`RegisterNames.key` (names never hold an `@`)."""
-    return key.split("@", 1)[0]
-
-
 class RegisterNames:
-    """Resolves a register name at an instruction to its declaration (registers are scoped:
-    nvcc declares `.reg .pred p;` inside every inline-asm block) and says which are written more
-    than once."""
+    """The registers as the uniformity analysis keys them (the scoped keys of the `registers`
+    pass), split into those written once by the instructions it visits (kept in a side table)
+    and those written more than once (kept in the state)."""
 
-    def __init__(self, function: ir.Function, visited: Sequence[int]) -> None:
-        self._exact: dict[int, set[str]] = {}
-        self._ranges: dict[int, dict[str, int]] = {}
-        for declaration in function.registers:
-            if declaration.count:
-                self._ranges.setdefault(declaration.scope, {})[declaration.name] = declaration.count
-            else:
-                self._exact.setdefault(declaration.scope, set()).add(declaration.name)
-        self._scopes = function.scopes
-        self._cache: dict[int, dict[str, str]] = {}  # scope → name → key
-        self._declaring: dict[str, list[int]] = {}  # name → scopes declaring it, ascending
-        self._exact_scopes: dict[str, list[int]] = {}
-        self._range_scopes: dict[str, list[tuple[int, int]]] = {}
-        for scope, names in self._exact.items():
-            for declared_name in names:
-                self._exact_scopes.setdefault(declared_name, []).append(scope)
-        for scope, counts in self._ranges.items():
-            for stem, count in counts.items():
-                self._range_scopes.setdefault(stem, []).append((scope, count))
-        self.register_parameters = {
-            parameter.name: position
-            for position, parameter in enumerate(function.parameters)
-            if parameter.space == "reg"
-        }
+    def __init__(self, registers: Registers, visited: Sequence[int]) -> None:
+        self.key: Callable[[str, int], str] = registers.key
+        self.register_parameters = registers.register_parameters
         # Every writer of a register a visited instruction reads is visited too, so counting
         # the visited writers is exact for every register the analysis looks at.
-        counts = {}
-        instructions = function.instructions
+        counts: dict[str, int] = {}
+        key = registers.key
+        instructions = registers.instructions
         for index in visited:
             instruction = instructions[index]
             for operand in instruction.destinations:
                 for register in ir.registers_in(operand):
-                    key = self.key(register.name, instruction.scope)
-                    counts[key] = counts.get(key, 0) + 1
-        self.written_more_than_once = frozenset(key for key, count in counts.items() if count > 1)
-
-    def key(self, name: str, scope: int) -> str:
-        """The register ``name`` as declared around ``scope``: the name itself when the function
-        scope declares it, else `name@N` for the innermost scope N declaring it (see
-        :func:`register_of_key`)."""
-        names = self._cache.get(scope)
-        if names is None:
-            names = self._cache[scope] = {}
-        else:
-            cached = names.get(name)
-            if cached is not None:
-                return cached
-        declared = self._declaring_scope(name, scope)
-        key = name if not declared else f"{name}@{declared}"
-        names[name] = key
-        return key
-
-    def _declaring_scope(self, name: str, scope: int) -> int:
-        """The innermost scope around ``scope`` declaring ``name``: among the (few) scopes that
-        declare it, the largest number that encloses ``scope`` (scopes are numbered in pre-order,
-        so that is the innermost), without walking the scope chain."""
-        candidates = self._declaring.get(name)
-        if candidates is None:
-            stem = name.rstrip("0123456789")
-            number = int(name[len(stem) :]) if stem != name else None
-            found = list(self._exact_scopes.get(name, ()))
-            if number is not None:
-                found.extend(declared for declared, count in self._range_scopes.get(stem, ()) if number < count)
-            candidates = self._declaring[name] = sorted(set(found))
-        scopes = self._scopes
-        # The nearest declaring scope at or before ``scope`` usually encloses it (the block
-        # itself, or the function scope); otherwise look further back.
-        position = bisect_right(candidates, scope)
-        while position:
-            position -= 1
-            declared = candidates[position]
-            if declared == scope or (declared < len(scopes) and scope <= scopes[declared].last_descendant):
-                return declared
-        return 0
+                    written = key(register.name, instruction.scope)
+                    counts[written] = counts.get(written, 0) + 1
+        self.written_more_than_once = frozenset(written for written, count in counts.items() if count > 1)
 
 
 # ----------------------------------------------------------------------------- the analysis

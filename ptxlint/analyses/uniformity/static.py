@@ -10,10 +10,10 @@ from typing import Callable, Collection, Sequence, Union
 
 from ptxlint import cfg as cfg_module
 from ptxlint import ir
-from ptxlint.analyses.registers import Liveness, RegisterIndex, live_in
+from ptxlint.analyses.registers import Liveness, Registers, live_in
 from ptxlint.analyses.uniformity.branches import BranchInfo, find_branches
 from ptxlint.analyses.threads.conditions import Correlated, correlated_branches
-from ptxlint.analyses.uniformity.registers import InvariantRegisters, RegisterNames, register_of_key
+from ptxlint.analyses.uniformity.registers import InvariantRegisters, RegisterNames
 from ptxlint.dataflow import indices_by_block
 from ptxlint.isa.aligned import Collective
 from ptxlint.isa.barriers import BARRIER_BASES
@@ -61,7 +61,7 @@ def prepare_static(
     graph: cfg_module.ControlFlowGraph,
     collectives: dict[int, Collective],
     dense: bool,
-    registers: RegisterIndex,
+    registers: Registers,
 ) -> StaticFacts:
     """Registers, branches and their post-dominators, the sparse slice (every instruction when
     ``dense``) and what each visited instruction writes."""
@@ -89,7 +89,7 @@ def prepare_static(
         )
         visited = sorted(relevant)
     visited_by_block = indices_by_block(graph, visited)
-    names = RegisterNames(function, visited)
+    names = RegisterNames(registers, visited)
     # Per visited instruction: how its result is computed and the keys of the registers it
     # writes (with whether each is flow-sensitive), so the transfer does no name lookups.
     # An instruction whose result nobody reads writes nothing (``defined`` stays None).
@@ -104,10 +104,9 @@ def prepare_static(
     correlated = correlated_branches(function, graph, names, branches, visited)
     invariant = InvariantRegisters(function, visited, names)
     # Which of the registers the state holds (those written more than once) each block may
-    # still read, by name (a superset across scopes), and each such key's bit.
-    register_of = {key: register_of_key(key) for key in names.written_more_than_once}
-    liveness = live_in(graph, registers, sorted(set(register_of.values())))
-    key_bits = {key: liveness.bits[register] for key, register in register_of.items()}
+    # still read, and each one's bit.
+    liveness = live_in(graph, registers, sorted(names.written_more_than_once))
+    key_bits = liveness.bits
     return StaticFacts(
         names, branches, ending_at, plans, private_local, correlated, visited_by_block, invariant, liveness, key_bits,
         recorded_blocks, solved_blocks,
@@ -127,7 +126,7 @@ def _records_facts(function: ir.Function, block: cfg_module.Block, collectives: 
 
 def _relevant_instructions(
     function: ir.Function, kinds: list[int], collectives: dict[int, Collective], private_local: bool,
-    registers: RegisterIndex, seeded: Callable[[int], bool],
+    registers: Registers, seeded: Callable[[int], bool],
 ) -> tuple[set[int], set[int]]:
     """The instructions whose transfer can change a fact the rules read, as LLVM's analysis
     follows def-use chains instead of visiting everything, and among them those whose result is
@@ -135,10 +134,10 @@ def _relevant_instructions(
     uniform; branches, exits, calls and `.param` stores always; every instruction writing a
     register a relevant instruction reads is valued, transitively. Most of a kernel (the math of
     its tiles, the accumulators of its matrix instructions) feeds none of them. Only the
-    instructions ``seeded`` accepts start a chain (those in the blocks the solver visits).
-    Registers are related by name across scopes: a superset, never less."""
+    instructions ``seeded`` accepts start a chain (those in the blocks the solver visits)."""
     instructions = function.instructions
     writers = registers.writers
+    key = registers.key
     local_writers: list[int] = []  # what `ld.local` reads (LOCAL_KEY): every `st.local`
     relevant: set[int] = set()
     valued: set[int] = set()
@@ -166,9 +165,10 @@ def _relevant_instructions(
         else:
             operands = instruction.operands
             read = tuple(operands[position] for position in collectives[index].uniform_operands if position < len(operands))
-        names = [register.name for operand in read for register in ir.registers_in(operand)]
+        scope = instruction.scope
+        names = [key(register.name, scope) for operand in read for register in ir.registers_in(operand)]
         if instruction.guard is not None:
-            names.extend(register.name for register in ir.registers_in(instruction.guard.predicate))
+            names.extend(key(register.name, scope) for register in ir.registers_in(instruction.guard.predicate))
         if private_local and index in valued and instruction.opcode.base in ("ld", "ldu") and instruction.opcode.has("local"):
             names.append(LOCAL_KEY)
         for name in names:
@@ -244,5 +244,5 @@ def write_plan(instruction: ir.Instruction, kind: int, names: RegisterNames) -> 
     return kind, tuple(keys)
 
 
-def fresh_register_index(function: ir.Function) -> RegisterIndex:
-    return RegisterIndex(function.instructions)
+def fresh_register_index(function: ir.Function) -> Registers:
+    return Registers(function)

@@ -1,0 +1,80 @@
+"""Unit tests for the register model (:class:`ptxlint.analyses.registers.Registers`): a name
+at an instruction means the register its innermost enclosing scope declares, sibling inline-asm
+blocks that reuse a name hold different registers, and the by-name projection merges them."""
+
+from __future__ import annotations
+
+from ptxlint.analyses.registers import Registers, register_of_key
+
+from test_cfg import function_of
+
+# Two sibling inline-asm blocks each declare `p` and `%q<2>`; the second nests a third block
+# that declares `p` again; `%r1` (the function's) is read inside and after them.
+_BLOCKS = """
+	mov.u32 %r1, %tid.x;
+	{
+	.reg .pred p;
+	.reg .b32 %q<2>;
+	setp.eq.u32 p, %r1, 0;
+	selp.u32 %q1, 1, 0, p;
+	add.u32 %r2, %q1, %r1;
+	}
+	{
+	.reg .pred p;
+	.reg .b32 %q<2>;
+	setp.ne.u32 p, %r1, 0;
+	{
+	.reg .pred p;
+	setp.lt.u32 p, %r1, 4;
+	@p mov.u32 %q1, 2;
+	}
+	@p add.u32 %r2, %q1, 1;
+	}
+	ret;
+"""
+
+
+def test_each_block_declaring_a_name_holds_its_own_register() -> None:
+    registers = Registers(function_of(_BLOCKS))
+    writes = [registers.writes(index) for index in range(len(registers.instructions))]
+    first_p, first_q = writes[1][0], writes[2][0]
+    second_p, inner_p, second_q = writes[4][0], writes[5][0], writes[6][0]
+    assert len({first_p, second_p, inner_p}) == 3 and len({first_q, second_q}) == 2
+    assert {register_of_key(key) for key in (first_p, second_p, inner_p)} == {"p"}
+    assert registers.reads(6) == [inner_p]  # the guard of the innermost block's `mov`
+    assert registers.reads(7) == [second_q, second_p]  # back in the second block
+    assert registers.writers[first_p] == [1] and registers.readers[first_p] == [2]
+    assert registers.writers[second_q] == [6] and registers.readers[second_q] == [7]
+    # The function's own registers keep their names wherever they are read.
+    assert registers.writes(0) == ["%r1"] and registers.readers["%r1"] == [1, 3, 4, 5]
+    assert registers.writers["%r2"] == [3, 7]
+
+
+def test_the_unscoped_projection_merges_the_blocks() -> None:
+    registers = Registers(function_of(_BLOCKS))
+    unscoped = registers.unscoped()
+    assert unscoped.writers["p"] == [1, 4, 5] and unscoped.readers["p"] == [2, 6, 7]
+    assert unscoped.writes(6) == ["%q1"] and unscoped.reads(7) == ["%q1", "p"]
+    assert unscoped.writers["%r2"] == registers.writers["%r2"]
+
+
+def test_a_function_without_nested_declarations_is_its_own_projection() -> None:
+    registers = Registers(function_of("\tmov.u32 %r1, %tid.x;\n\tret;"))
+    assert registers.unscoped() is registers and registers.key("%r1", 0) == "%r1"
+
+
+def test_backward_slice_follows_the_register_of_the_scope() -> None:
+    registers = Registers(function_of(_BLOCKS))
+    followed, found = registers.backward_slice(registers.reads(7))
+    # The second block's `%q1` comes from the innermost block's guarded `mov` only, whose guard
+    # is the innermost `p`; not from the first block's `selp`.
+    assert 2 not in found and {4, 5, 6} <= found and 0 in found
+    assert "%r1" in followed
+
+
+def test_a_wide_nested_range_is_resolved_without_expanding_it() -> None:
+    body = "\t{\n\t.reg .b32 %q<100000000>;\n\tmov.u32 %q99999999, 1;\n\tmov.u32 %r1, %q99999999;\n\t}\n\tret;"
+    registers = Registers(function_of(body))
+    inner = registers.writes(0)[0]
+    assert inner != "%q99999999" and register_of_key(inner) == "%q99999999"
+    assert registers.reads(1) == [inner] and registers.writes(1) == ["%r1"]
