@@ -43,8 +43,8 @@ class Pass:
 # of the package, so that asking for one pass imports one module; tests/test_passes.py checks
 # that it names every declared pass and nothing else.
 _DECLARED_IN: dict[str, str] = {
-    "async_proxy": "ptxlint.analyses.async_proxy",
-    "async_scan": "ptxlint.analyses.async_scan",
+    "async_proxy": "ptxlint.analyses.asynchronous.proxy",
+    "async_scan": "ptxlint.analyses.asynchronous.scan",
     "cfg": "ptxlint.analyses.control_flow",
     "call_graph": "ptxlint.analyses.control_flow",
     "registers": "ptxlint.analyses.registers",
@@ -53,16 +53,16 @@ _DECLARED_IN: dict[str, str] = {
     "warp_values": "ptxlint.analyses.threads.values",
     "warp_branches": "ptxlint.analyses.threads.branch_sides",
     "roles": "ptxlint.analyses.threads.reach",
-    "tcgen05_scan": "ptxlint.analyses.tcgen05_scan",
-    "tcgen05_pending": "ptxlint.analyses.tcgen05",
-    "tcgen05_frees": "ptxlint.analyses.tcgen05_frees",
-    "tcgen05_returns": "ptxlint.analyses.tcgen05",
-    "shared_buffers": "ptxlint.analyses.shared_buffers",
+    "tcgen05_scan": "ptxlint.analyses.tcgen05.scan",
+    "tcgen05_pending": "ptxlint.analyses.tcgen05.pending",
+    "tcgen05_frees": "ptxlint.analyses.tcgen05.frees",
+    "tcgen05_returns": "ptxlint.analyses.tcgen05.pending",
+    "shared_buffers": "ptxlint.analyses.asynchronous.shared_buffers",
     "target_gates": "ptxlint.analyses.target_gates",
     "barriers": "ptxlint.analyses.barriers",
     "barrier_meetings": "ptxlint.analyses.barriers",
-    "tx_bytes": "ptxlint.analyses.transaction_bytes",
-    "wgmma_groups": "ptxlint.analyses.wgmma_groups",
+    "tx_bytes": "ptxlint.analyses.asynchronous.transaction_bytes",
+    "wgmma_groups": "ptxlint.analyses.asynchronous.wgmma_groups",
 }
 
 PASS_NAMES: tuple[str, ...] = tuple(sorted(_DECLARED_IN))

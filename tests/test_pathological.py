@@ -15,7 +15,7 @@ Known super-linear growth, outside the files this test's owner maintains (see th
                           divergence, so joins cost O(n) and blocks are revisited O(depth) times;
   nested_scopes           analyses/registers.py `_declaring_scope` walks the scope chain per register;
   call_chain / call_cycle uniformity/driver.py `_selected_functions`, `_exiting_functions` and
-                          tcgen05.py `callee_operations` call `CallGraph.reachable_from` per
+                          tcgen05/scan.py `callee_operations` call `CallGraph.reachable_from` per
                           function (CallGraph.transitive/reaching/reachable_from_any are linear).
 """
 

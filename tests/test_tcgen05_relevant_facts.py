@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from ptxlint.analyses import tcgen05, wgmma_groups
-from ptxlint.analyses.wgmma_operands import has_wgmma
+from ptxlint.analyses.asynchronous import wgmma_groups
+from ptxlint.analyses.tcgen05 import pending as tcgen05
+from ptxlint.analyses.asynchronous.wgmma_operands import has_wgmma
 from ptxlint.context import ModuleContext
 from ptxlint.lower import lower
 from ptxlint.source import SourceFile

@@ -226,11 +226,10 @@ class Registers(DefUse):
         """The same index by bare name, the registers of one name in every scope taken as one
         (a superset of each's writers and readers): for the analyses whose state is keyed by
         register name. Where no nested scope declares a register it is this index itself."""
+        if not self._has_nested:
+            return self  # not kept in an attribute: a reference to itself would be a cycle
         if self._unscoped is None:
-            if not self._has_nested:
-                self._unscoped = self
-            else:
-                self._unscoped = DefUse(self.instructions, _merged(self.writers), _merged(self.readers))
+            self._unscoped = DefUse(self.instructions, _merged(self.writers), _merged(self.readers))
         return self._unscoped
 
 

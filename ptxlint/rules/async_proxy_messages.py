@@ -10,8 +10,8 @@ from ptxlint.ir import Function
 from ptxlint.rules.tcgen05_messages import witness_labels
 
 if TYPE_CHECKING:
-    from ptxlint.analyses.async_proxy import AsyncProxyFacts, WriteHazard
-    from ptxlint.analyses.shared_buffers import Buffer
+    from ptxlint.analyses.asynchronous.proxy import AsyncProxyFacts, WriteHazard
+    from ptxlint.analyses.asynchronous.shared_buffers import Buffer
     from ptxlint.context import ModuleContext
 
 

@@ -84,7 +84,7 @@ from ptxlint.rules.base import Rule
 from ptxlint.rules.tcgen05_messages import access_name, pending_labels, wait_advice, waiting_instruction, witness_labels
 
 if TYPE_CHECKING:
-    from ptxlint.analyses.tcgen05 import Pending, TensorMemoryFacts
+    from ptxlint.analyses.tcgen05.pending import Pending, TensorMemoryFacts
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:

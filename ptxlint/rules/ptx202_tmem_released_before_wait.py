@@ -93,7 +93,7 @@ from ptxlint.rules.tcgen05_messages import access_name, pending_labels, wait_adv
 if TYPE_CHECKING:
     from ptxlint.analyses.path_witness import BranchStep
     from ptxlint.analyses.threads.reach import ThreadReach
-    from ptxlint.analyses.tcgen05 import Pending, TensorMemoryFacts
+    from ptxlint.analyses.tcgen05.pending import Pending, TensorMemoryFacts
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:

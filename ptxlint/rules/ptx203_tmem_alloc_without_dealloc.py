@@ -72,7 +72,7 @@ from ptxlint.rules.base import Rule
 from ptxlint.rules.tcgen05_messages import witness_labels
 
 if TYPE_CHECKING:
-    from ptxlint.analyses.tcgen05 import ExitLeak, TensorMemoryFacts
+    from ptxlint.analyses.tcgen05.pending import ExitLeak, TensorMemoryFacts
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:

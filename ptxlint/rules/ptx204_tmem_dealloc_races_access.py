@@ -108,7 +108,7 @@ from ptxlint.rules.base import Rule
 from ptxlint.rules.tcgen05_messages import warps_text, witness_labels
 
 if TYPE_CHECKING:
-    from ptxlint.analyses.tcgen05_frees import FreeRace
+    from ptxlint.analyses.tcgen05.frees import FreeRace
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:

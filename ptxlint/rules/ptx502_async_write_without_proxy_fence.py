@@ -95,7 +95,7 @@ from ptxlint.rules.async_proxy_messages import analysed_functions, buffer_name, 
 from ptxlint.rules.base import Rule
 
 if TYPE_CHECKING:
-    from ptxlint.analyses.async_proxy import AsyncProxyFacts, WriteHazard
+    from ptxlint.analyses.asynchronous.proxy import AsyncProxyFacts, WriteHazard
     from ptxlint.ir import Function
 
 _HELP = (

@@ -92,7 +92,7 @@ from ptxlint.rules.base import Rule
 from ptxlint.rules.tcgen05_messages import witness_labels
 
 if TYPE_CHECKING:
-    from ptxlint.analyses.async_proxy import AsyncProxyFacts
+    from ptxlint.analyses.asynchronous.proxy import AsyncProxyFacts
     from ptxlint.ir import Function
 
 _HELP = (

@@ -81,7 +81,7 @@ from ptxlint.rules.base import Rule
 from ptxlint.rules.tcgen05_messages import witness_labels
 
 if TYPE_CHECKING:
-    from ptxlint.analyses.async_proxy import AsyncProxyFacts, CopyHazard
+    from ptxlint.analyses.asynchronous.proxy import AsyncProxyFacts, CopyHazard
     from ptxlint.ir import Function
 
 _HELPS = {

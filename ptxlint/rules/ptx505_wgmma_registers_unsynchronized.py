@@ -97,7 +97,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ptxlint.analyses.wgmma_operands import has_wgmma
+from ptxlint.analyses.asynchronous.wgmma_operands import has_wgmma
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function, registers_in
@@ -105,7 +105,7 @@ from ptxlint.rules.base import Rule
 from ptxlint.rules.tcgen05_messages import witness_labels
 
 if TYPE_CHECKING:
-    from ptxlint.analyses.wgmma_groups import InFlight, UnfencedAccess, WgmmaFacts
+    from ptxlint.analyses.asynchronous.wgmma_groups import InFlight, UnfencedAccess, WgmmaFacts
 
 _MMA = "`wgmma.mma_async`"
 _WAIT_HELP = (

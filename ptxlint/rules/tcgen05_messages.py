@@ -12,7 +12,7 @@ from ptxlint.ir import Function, Instruction
 
 if TYPE_CHECKING:
     from ptxlint.analyses.path_witness import BranchStep
-    from ptxlint.analyses.tcgen05 import Pending
+    from ptxlint.analyses.tcgen05.pending import Pending
 
 
 def waiting_instruction(kind: str) -> str:

@@ -26,7 +26,7 @@ from typing import Callable, Iterable, NamedTuple
 
 from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState, Screen, join_groups
 from ptxlint.analyses.path_witness import BranchStep, branch_steps, witness_path
-from ptxlint.analyses.shared_buffers import Buffer, SharedBuffers
+from ptxlint.analyses.asynchronous.shared_buffers import Buffer, SharedBuffers
 from ptxlint.analyses.threads.branch_sides import BranchTable
 from ptxlint.analyses.threads.lane_sets import ranges
 from ptxlint.analyses.threads.reach import ThreadReach

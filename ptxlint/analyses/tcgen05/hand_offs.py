@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 from typing import Callable
 
-from ptxlint.analyses.tcgen05_scan import called_operations
+from ptxlint.analyses.tcgen05.scan import called_operations
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.ir import Function
 from ptxlint.isa.barriers import is_cta_barrier

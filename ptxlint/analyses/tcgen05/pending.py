@@ -25,11 +25,11 @@ from typing import Callable, Iterable, NamedTuple
 
 from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState
 from ptxlint.analyses.path_witness import BranchStep, branch_steps, witness_path
-from ptxlint.analyses.tcgen05_hand_offs import FirstHandOffs, free_before_wait, hand_offs_in, settles_before_next_barrier
-from ptxlint.analyses.tcgen05_scan import TensorMemoryScan, called_operations
+from ptxlint.analyses.tcgen05.hand_offs import FirstHandOffs, free_before_wait, hand_offs_in, settles_before_next_barrier
+from ptxlint.analyses.tcgen05.scan import TensorMemoryScan, called_operations
 from ptxlint.analyses.threads.branch_sides import BranchTable, warp_list
 from ptxlint.callgraph import callee_name
-from ptxlint.analyses.tmem_footprint import disjoint, footprint
+from ptxlint.analyses.tcgen05.footprint import disjoint, footprint
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, StatesBefore, solve_forward
 from ptxlint.ir import Address, Function, Instruction, registers_in

@@ -31,8 +31,8 @@ from ptxlint.analyses.path_witness import BranchStep, branch_steps, witness_path
 from ptxlint.analyses.threads.lane_sets import ranges
 from ptxlint.analyses.threads.branch_sides import BranchTable, all_warps
 from ptxlint.analyses.threads.reach import ThreadReach
-from ptxlint.analyses.shared_buffers import Buffer, SharedBuffers
-from ptxlint.analyses.tcgen05_scan import TensorMemoryScan
+from ptxlint.analyses.asynchronous.shared_buffers import Buffer, SharedBuffers
+from ptxlint.analyses.tcgen05.scan import TensorMemoryScan
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import ModuleContext
 from ptxlint.ir import Address, Function, Instruction

@@ -1,6 +1,6 @@
 """Which functions start asynchronous shared-memory work (TMA and bulk copies, Ampere `cp.async`,
 `wgmma` and `tcgen05.mma`/`cp` reading shared memory): the cheap scan the async-proxy rules gate
-on. Kept apart from the path analysis (`async_proxy.py`) so that linting a module without such
+on. Kept apart from the path analysis (`proxy.py`) so that linting a module without such
 work loads none of it."""
 
 from __future__ import annotations

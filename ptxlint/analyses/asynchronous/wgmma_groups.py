@@ -38,7 +38,7 @@ from typing import Callable, Iterable, NamedTuple
 from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState, Screen, join_groups
 from ptxlint.analyses.path_witness import BranchStep, branch_steps, witness_path
 from ptxlint.analyses.threads.branch_sides import BranchTable
-from ptxlint.analyses.wgmma_operands import (
+from ptxlint.analyses.asynchronous.wgmma_operands import (
     accumulator_registers,
     fragment_registers,
     has_wgmma,

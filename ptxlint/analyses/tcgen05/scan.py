@@ -1,6 +1,6 @@
 """Which functions and instructions use tensor memory: the cheap scans every tcgen05 rule gates
 on, and the tcgen05 operations each function (and what it calls) performs. Kept apart from the
-path analysis (`tcgen05.py`) so that linting a module without tensor memory never loads it."""
+path analysis (`pending.py`) so that linting a module without tensor memory never loads it."""
 
 from __future__ import annotations
 
