@@ -70,8 +70,14 @@ class DataTransfer:
         values = state.values
         epoch = state.epoch
         single, single_data = self._single, self._single_data
-        if type(written) is Value and execution is None and len(keys) == 1 and not keys[0][1]:
-            # The common case: one register written once, under uniform control.
+        if (
+            type(written) is Value
+            and len(keys) == 1
+            and not keys[0][1]
+            and (execution is None or written.level >= execution.level)
+        ):
+            # The common case: one register written once, under uniform control or at least as
+            # varying as the control it runs under (no raise).
             key = keys[0][0]
             previous_data = single_data.get(key)
             if previous_data is not written:

@@ -21,7 +21,7 @@ from ptxlint.analyses.uniformity.lattice import Value, join
 from ptxlint.analyses.uniformity.static import StaticFacts, fresh_register_index, prepare_static
 from ptxlint.callgraph import CallGraph, callee_name
 from ptxlint.context import ModuleContext, Options
-from ptxlint.dataflow import instruction_states, solve_forward
+from ptxlint.dataflow import solve_forward
 from ptxlint.isa.aligned import Collective, Scope, collective
 from ptxlint.passes import Pass
 
@@ -164,11 +164,22 @@ def _analyze_function(
     analysis = UniformityAnalysis(inputs)
     solution = solve_forward(graph, analysis, within=static.solved_blocks)
     analysis.start_recording(everything)
-    # Replay the blocks whose facts someone reads: collectives, calls, stores of return values.
+    # Replay the blocks whose facts someone reads: collectives, calls, stores of return values
+    # (each only up to the last of them; every instruction when ``everything``).
+    instructions = function.instructions
+    transfer = analysis.transfer
+    entry_states = solution.block_entry
+    replayed = static.replayed
     for block in graph.reverse_post_order:
-        if block in solution.block_entry and (everything or block in static.recorded_blocks):
-            for _ in instruction_states(solution, analysis, block):
-                pass
+        state = entry_states.get(block)
+        if state is None:
+            continue
+        if everything:
+            indices = analysis.instructions_of(block)
+        else:
+            indices = replayed.get(block, ())
+        for index in indices:
+            state = transfer(index, instructions[index], state)
     facts = analysis.stop_recording()
     return analysis, FunctionUniformity(function, graph, facts, requirements, calls, solution.converged)
 
