@@ -22,7 +22,7 @@ from ptxlint.analyses.uniformity.static import StaticFacts, fresh_register_index
 from ptxlint.callgraph import CallGraph, callee_name
 from ptxlint.context import ModuleContext, Options
 from ptxlint.dataflow import solve_forward
-from ptxlint.isa.aligned import Collective, Scope, collective
+from ptxlint.isa.aligned import COLLECTIVE_BASES, Collective, Scope, collective
 from ptxlint.passes import Pass
 
 
@@ -47,9 +47,10 @@ _MAX_ROUNDS = 6
 def direct_collectives(function: ir.Function) -> dict[int, Collective]:
     found = {}
     for index, instruction in enumerate(function.instructions):
-        requirement = collective(instruction)
-        if requirement is not None:
-            found[index] = requirement
+        if instruction.opcode.base in COLLECTIVE_BASES:  # nine in ten instructions are not
+            requirement = collective(instruction)
+            if requirement is not None:
+                found[index] = requirement
     return found
 
 
