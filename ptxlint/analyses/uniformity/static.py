@@ -178,16 +178,21 @@ def _relevant_instructions(
     while work:
         index = work.pop()
         instruction = instructions[index]
-        if index in valued:
-            read = instruction.sources
+        guard = instruction.guard
+        names: list[str]
+        if index in valued and (guard is None or type(guard.predicate) is ir.Register):
+            names = registers.reads(index)  # its sources and guard, shared with the other passes
         else:
-            operands = instruction.operands
-            read = tuple(operands[position] for position in collectives[index].uniform_operands if position < len(operands))
-        names = [register.name for operand in read for register in ir.registers_in(operand)]
-        if instruction.guard is not None:
-            names.extend(register.name for register in ir.registers_in(instruction.guard.predicate))
+            if index in valued:
+                read = instruction.sources
+            else:
+                operands = instruction.operands
+                read = tuple(operands[position] for position in collectives[index].uniform_operands if position < len(operands))
+            names = [register.name for operand in read for register in ir.registers_in(operand)]
+            if guard is not None:
+                names.extend(register.name for register in ir.registers_in(guard.predicate))
         if private_local and index in valued and instruction.opcode.base in ("ld", "ldu") and instruction.opcode.has("local"):
-            names.append(LOCAL_KEY)
+            names = [*names, LOCAL_KEY]
         for name in names:
             if name in followed:
                 continue
