@@ -48,7 +48,11 @@ class ForwardAnalysis(Protocol[State]):
 
     An analysis may also define ``refine(source, target, state) -> State``: the state along the
     edge ``source → target`` (identity when it is absent: the analysis knows nothing about the
-    branch). Like the other two, it is looked up, not required."""
+    branch). Like the other two, it is looked up, not required.
+
+    An analysis that keeps part of its facts outside the states (a flow-insensitive side table)
+    may define ``revisits() -> Collection[int]``, asked after each block visit: blocks to visit
+    again although their entry state did not change (they read a fact that has grown since)."""
 
     def bottom(self) -> State: ...
 
@@ -85,6 +89,7 @@ def solve_forward(
     order = cfg.rpo_number
     refine = getattr(analysis, "refine", None)
     entering = getattr(analysis, "entering", None)
+    revisits = getattr(analysis, "revisits", None)
     instructions_of = _instructions_of(cfg, analysis)
     instructions = cfg.function.instructions
     transfer = analysis.transfer
@@ -122,6 +127,11 @@ def solve_forward(
                 if successor not in queued:
                     queued.add(successor)
                     heapq.heappush(pending, (order[successor], successor))
+        if revisits is not None:
+            for stale in revisits():
+                if stale in arrived and stale not in queued:
+                    queued.add(stale)
+                    heapq.heappush(pending, (order[stale], stale))
     return Solution(cfg, block_entry, block_exit, True)
 
 

@@ -146,7 +146,7 @@ def test_a_module_without_collectives_loads_no_solver_pass(files: Path) -> None:
     """Start-up is most of a small file's lint: passes load only when a rule needs their result,
     and the convergence rules need none where no instruction is a collective."""
     code = "import sys; from ptxlint.cli import main\ntry: main(['--output-format', 'concise', 'clean.ptx'])\nexcept SystemExit: pass\n"
-    code += "print(sorted(m for m in sys.modules if m.startswith(('ptxlint.analyses.uniformity', 'ptxlint.analyses.tcgen05.', 'ptxlint.analyses.threads.branch_sides', 'ptxlint.analyses.threads.reach'))))"
+    code += "print(sorted(m for m in sys.modules if m.startswith(('ptxlint.analyses.uniformity', 'ptxlint.analyses.tcgen05.pending', 'ptxlint.analyses.tcgen05.frees', 'ptxlint.analyses.tcgen05.hand_offs', 'ptxlint.analyses.asynchronous.proxy', 'ptxlint.analyses.threads.branch_sides', 'ptxlint.analyses.threads.reach'))))"
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=files).stdout
     assert output.strip().endswith("[]")
 

@@ -9,6 +9,7 @@ tcgen05 rules and analyses ask it through ``FunctionValues.analysis``.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Callable, Iterable, Sequence
 
 from ptxlint.analyses.launch import WARP_SIZE
@@ -208,17 +209,7 @@ class WarpEvaluator:
         function, constant = (sources[0], sources[1]) if thread_first else (sources[1], sources[0])  # type: ignore[assignment]  # one is
         if type(constant) is not int or type(constant) is bool:
             return VARYING
-        test = comparison(relation, signed)
-        step = (lambda value: test(value, constant, bits)) if thread_first else (lambda value: test(constant, value, bits))
-        # The exact set of threads where it holds, as uniformity's `%tid.x` comparisons keep it;
-        # each warp sees its projection.
-        threads = threads_where(function.evaluate, step, thread_bound(self.warp_count, self.thread_count))
-        if threads is None:
-            return VARYING
-        truths = warp_truths(threads, self.warp_count, self.thread_count)
-        if all(truth is None for truth in truths):
-            return VARYING
-        return normalise(truths)
+        return _compared_per_warp(function, constant, relation, signed, bits, thread_first, self.warp_count, self.thread_count)
 
     def _collapse(self, function: ThreadFunction) -> Value:
         """The per-warp value of ``function`` when each warp's lanes agree, else the function."""
@@ -228,7 +219,7 @@ class WarpEvaluator:
             # every lane's.
             entries: tuple[Entry, ...] | None = tuple(field.at(warp * WARP_SIZE) for warp in self.warp_index)
         else:
-            entries = warp_entries(function.evaluate, self.warp_count, self.thread_count)
+            entries = _entries_per_warp(function, self.warp_count, self.thread_count)
         return function if entries is None else normalise(entries)
 
     def _operate(self, instruction: Instruction, sources: list[Value]) -> Value:
@@ -356,3 +347,34 @@ def _flatten(operands: Iterable[Operand]) -> list[Operand]:
         else:
             found.append(operand)
     return found
+
+
+# The per-thread evaluations below look at up to 1,024 threads each. The functions they evaluate
+# recur across a module (every kernel of a CUTLASS collection computes its warp roles alike), so
+# each is computed once per process: pure functions of hashable values.
+
+
+@lru_cache(maxsize=4096)
+def _compared_per_warp(
+    function: ThreadFunction, constant: int, relation: str, signed: bool, bits: int, thread_first: bool,
+    warp_count: int, thread_count: int,
+) -> Value:
+    """Per warp, the truth of ``function(thread) relation constant`` (of ``constant relation
+    function(thread)`` unless ``thread_first``), from the exact set of threads where it holds
+    (as uniformity's `%tid.x` comparisons keep it): each warp sees its projection."""
+    test = comparison(relation, signed)
+    step = (lambda value: test(value, constant, bits)) if thread_first else (lambda value: test(constant, value, bits))
+    threads = threads_where(function.evaluate, step, thread_bound(warp_count, thread_count))
+    if threads is None:
+        return VARYING
+    truths = warp_truths(threads, warp_count, thread_count)
+    if all(truth is None for truth in truths):
+        return VARYING
+    return normalise(truths)
+
+
+@lru_cache(maxsize=4096)
+def _entries_per_warp(function: ThreadFunction, warp_count: int, thread_count: int) -> tuple[Entry, ...] | None:
+    """Per warp, the value of ``function`` every lane of it has (None when some warp's lanes
+    differ or a value is unknown)."""
+    return warp_entries(function.evaluate, warp_count, thread_count)

@@ -67,15 +67,22 @@ def _depends_on_thread_index(instructions: tuple[Instruction, ...], names: DefUs
     writers = names.writers
     found: set[int] = set()
     for index in within:
-        if any(type(operand) is SpecialRegister and operand.name.startswith("%tid") for operand in instructions[index].sources):
-            found.add(index)
+        for operand in instructions[index].sources:
+            if type(operand) is SpecialRegister and operand.name.startswith("%tid"):
+                found.add(index)
+                break
     pending = list(found)
+    followed: set[str] = set()  # each register's readers and writers are looked at once
     while pending:
         for name in names.writes(pending.pop()):
-            for dependent in (*readers.get(name, ()), *writers[name]):
-                if dependent in within and dependent not in found:
-                    found.add(dependent)
-                    pending.append(dependent)
+            if name in followed:
+                continue
+            followed.add(name)
+            for dependents in (readers.get(name, ()), writers[name]):
+                for dependent in dependents:
+                    if dependent in within and dependent not in found:
+                        found.add(dependent)
+                        pending.append(dependent)
     return found
 
 

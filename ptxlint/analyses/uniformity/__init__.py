@@ -40,8 +40,8 @@ Model (after LLVM's UniformityAnalysis, on PTX registers instead of SSA values):
 
 Everything runs on the one forward solver of ``ptxlint/dataflow.py``. Registers written once
 (almost all registers in compiler output) live in a side table instead of the per-instruction
-state, which keeps the state small; a global epoch in the state makes the solver revisit the
-uses of a side-table entry whose value grew after it was read (loops).
+state, which keeps the state small; the solver revisits the blocks that read a side-table
+entry whose value grew after they read it (loops), and only those.
 
 Only functions that contain a collective, or call one that does, are analysed (cheap check
 first), and in them only the instructions a collective, a branch, an exit or a call depends on,

@@ -18,7 +18,7 @@ LLVM's UniformityInfo composes its implementation over a sync-dependence analysi
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Collection, Mapping, Sequence
 
 from ptxlint import ir
 from ptxlint.analyses.uniformity.calls import CallSites, Parameters
@@ -99,7 +99,7 @@ class UniformityAnalysis:
         threads = first.threads
         if threads is not second.threads and self._space is not None:
             threads = self._space.join(threads, second.threads)
-        return State(values, control, exits, max(first.epoch, second.epoch), threads)
+        return State(values, control, exits, threads)
 
     # --- transfer
 
@@ -112,10 +112,16 @@ class UniformityAnalysis:
             values = self._data.live_values(target, values)
         if control is state.control and exits is state.exits and values is state.values and threads is state.threads:
             return state
-        return State(values, control, exits, state.epoch, threads)
+        return State(values, control, exits, threads)
 
     def entering(self, block: int, state: State) -> State:
+        self._data.visiting(block)
         return self._control.entering(block, state)
+
+    def revisits(self) -> Collection[int]:
+        """Blocks to visit again although their entry did not change: they read a value of the
+        side table that has grown since (see ``DataTransfer.stale_blocks``)."""
+        return self._data.stale_blocks()
 
     def transfer(self, index: int, instruction: ir.Instruction, state: State) -> State:
         kind, keys = self._plans[index]
@@ -141,7 +147,7 @@ class UniformityAnalysis:
             if self._recording:
                 self._recorder.record(index, instruction, state, execution, [value for _, value in results])
             if kind == CALL and state.threads is not None and (callee_name(instruction) or "") in self._exiting:
-                state = State(state.values, state.control, state.exits, state.epoch, None)  # it may end some threads
+                state = State(state.values, state.control, state.exits, None)  # it may end some threads
             if not results:
                 return state
             return data.write_results(index, instruction, state, execution, results)

@@ -63,15 +63,13 @@ def _dead_ends(graph: cfg_module.ControlFlowGraph, function: ir.Function, collec
     collective on the way). In a `.func`, `ret` returns to the caller: not an end."""
     fates: dict[int, str] = {}
     instructions = function.instructions
+    with_collectives = {graph.block_of(index) for index in collectives}
     for block_index in reversed(graph.reverse_post_order):
         block = graph.blocks[block_index]
-        if block.end == block.start:
+        if block.end == block.start or block_index in with_collectives:
             continue
-        body = [instructions[index] for index in block.instruction_indices]
-        if any(index in collectives for index in block.instruction_indices):
-            continue
-        last = body[-1]
-        only_control = all(instruction.opcode.base in _CONTROL_ONLY for instruction in body)
+        last = instructions[block.end - 1]
+        only_control = all(instructions[index].opcode.base in _CONTROL_ONLY for index in block.instruction_indices)
         own_end = _end_kind(last, function) if last.guard is None else None
         if own_end == "exit" and only_control:
             fates[block_index] = "exit"

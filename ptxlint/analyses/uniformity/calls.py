@@ -104,7 +104,7 @@ class CallSites:
             return state
         values = dict(state.values)
         values[key] = value
-        return State(values, state.control, state.exits, state.epoch, state.threads)
+        return State(values, state.control, state.exits, state.threads)
 
     def results(self, index: int, instruction: ir.Instruction) -> list[tuple[ir.Register, Value]]:
         """What a call writes: the return value of a direct call is the callee's summary."""

@@ -100,7 +100,7 @@ class ControlDivergence:
                 threads = self._space.at_least(threads, leaving[branch])
         if threads is state.threads:
             return state
-        return State(state.values, state.control, state.exits, state.epoch, threads)
+        return State(state.values, state.control, state.exits, threads)
 
     def _edge_threads(self, space: ThreadSpace, source: int, target: int, info: BranchInfo | None, state: State) -> Threads | None:
         """The threads that take the edge ``source → target``."""
@@ -213,14 +213,14 @@ class ControlDivergence:
                 threads = space.maybe_none(state.threads)
             else:
                 threads = None
-            state = State(state.values, state.control, state.exits, state.epoch, threads)
+            state = State(state.values, state.control, state.exits, threads)
         leaves_thread = instruction.opcode.base == "exit" or self._is_kernel
         if guard is None or not leaves_thread or execution is None:
             return state  # unguarded: nothing falls through; a `.func` ret returns to the caller
         text = subject_text(guard.predicate)
         mark = Divergence("exit", execution.level, index, instruction.span, text, execution.origin, execution.proven)
         exits = join_exits(state.exits, (mark,))
-        return State(state.values, state.control, exits, state.epoch, state.threads)
+        return State(state.values, state.control, exits, state.threads)
 
     # --- branches
 

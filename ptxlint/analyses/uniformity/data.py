@@ -3,8 +3,9 @@ parameters), and how what an instruction writes is stored: raised to the control
 under, in the state or in the side table.
 
 :class:`DataTransfer` owns the side table of registers written once (almost every register in
-compiler output: their values live here instead of in the states, with the epoch that makes the
-solver revisit a read of one that grew) and the registers each block raised to its control.
+compiler output: their values live here instead of in the states, with the blocks that read
+each, which the solver revisits when it grows) and the registers each block raised to its
+control.
 What an instruction computes from its operands is ``results.py``'s question."""
 
 from __future__ import annotations
@@ -48,11 +49,14 @@ class DataTransfer:
         self._parameters = parameters
         # The side table: registers written once, by key, raised to the control they were
         # written under; the same before the raise (what a callee sees: it is analysed relative
-        # to the threads that entered it); the keys read from it; its epoch.
+        # to the threads that entered it); per key read from it, the blocks whose visit read it
+        # (the solver visits one block at a time: ``visiting``); the readers of keys that grew
+        # since the solver last asked (``stale_blocks``).
         self._single: dict[str, Value] = {}
         self._single_data: dict[str, Value] = {}
-        self._read: set[str] = set()
-        self._epoch = 0
+        self._readers: dict[str, set[int]] = {}
+        self._visiting = -1
+        self._stale: set[int] = set()
         # Per block: registers written more than once whose last write in the block was raised
         # to the level of the control it ran under, with the value before the raise (see
         # ``lower_raised``).
@@ -68,10 +72,15 @@ class DataTransfer:
         """Store what an instruction wrote: ``written`` is one value for every key of ``keys``,
         or a list of values aligned with them."""
         values = state.values
-        epoch = state.epoch
         single, single_data = self._single, self._single_data
-        if type(written) is Value and execution is None and len(keys) == 1 and not keys[0][1]:
-            # The common case: one register written once, under uniform control.
+        if (
+            type(written) is Value
+            and len(keys) == 1
+            and not keys[0][1]
+            and (execution is None or written.level >= execution.level)
+        ):
+            # The common case: one register written once, under uniform control or at least as
+            # varying as the control it runs under (no raise).
             key = keys[0][0]
             previous_data = single_data.get(key)
             if previous_data is not written:
@@ -82,9 +91,9 @@ class DataTransfer:
             merged = written if previous is None else join(previous, written)
             if merged != previous:
                 single[key] = merged
-                if key in self._read:
-                    self._epoch += 1
-                    return State(values, state.control, state.exits, self._epoch, state.threads)
+                readers = self._readers.get(key)
+                if readers is not None:  # someone used the smaller value: make the solver look again
+                    self._stale.update(readers)
             return state
         guarded = instruction.guard is not None
         invariant = self._invariant
@@ -131,12 +140,12 @@ class DataTransfer:
             merged = value if previous is None else join(previous, value)
             if merged != previous:
                 single[key] = merged
-                if key in self._read:  # someone used the smaller value: make the solver look again
-                    self._epoch += 1
-                    epoch = self._epoch
-        if values is state.values and epoch == state.epoch:
+                readers = self._readers.get(key)
+                if readers is not None:  # someone used the smaller value: make the solver look again
+                    self._stale.update(readers)
+        if values is state.values:
             return state
-        return State(values, state.control, state.exits, epoch, state.threads)
+        return State(values, state.control, state.exits, state.threads)
 
     def write_results(
         self, index: int, instruction: ir.Instruction, state: State, execution: Divergence | None,
@@ -202,8 +211,27 @@ class DataTransfer:
     def written_once_value(self, key: str) -> Value | None:
         """The side table's value of the register written once under ``key`` (None before its
         write); the solver revisits the reader when it grows."""
-        self._read.add(key)
+        self._note_reader(key)
         return self._single.get(key)
+
+    def _note_reader(self, key: str) -> None:
+        readers = self._readers.get(key)
+        if readers is None:
+            self._readers[key] = {self._visiting}
+        else:
+            readers.add(self._visiting)
+
+    def visiting(self, block: int) -> None:
+        """The solver starts a visit of ``block``: reads from now on are its block's."""
+        self._visiting = block
+
+    def stale_blocks(self) -> set[int]:
+        """The blocks that read a side-table entry which grew since the last call: what they
+        computed from it must be computed again."""
+        stale = self._stale
+        if stale:
+            self._stale = set()
+        return stale
 
     def predicate_value(self, predicate: ir.Operand, instruction: ir.Instruction, state: State) -> Value:
         """A guard's value, with its exact `%tid.x` set when it has one: the set is a fact about
@@ -218,7 +246,11 @@ class DataTransfer:
         key = self._names.key(register.name, instruction.scope)
         if key in self._names.written_more_than_once:
             return state.values.get(key, UNIFORM)
-        self._read.add(key)
+        readers = self._readers.get(key)
+        if readers is None:
+            self._readers[key] = {self._visiting}
+        else:
+            readers.add(self._visiting)
         value = self._single.get(key)
         if value is not None:
             return value

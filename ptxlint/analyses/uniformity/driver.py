@@ -21,8 +21,8 @@ from ptxlint.analyses.uniformity.lattice import Value, join
 from ptxlint.analyses.uniformity.static import StaticFacts, fresh_register_index, prepare_static
 from ptxlint.callgraph import CallGraph, callee_name
 from ptxlint.context import ModuleContext, Options
-from ptxlint.dataflow import instruction_states, solve_forward
-from ptxlint.isa.aligned import Collective, Scope, collective
+from ptxlint.dataflow import solve_forward
+from ptxlint.isa.aligned import COLLECTIVE_BASES, Collective, Scope, collective
 from ptxlint.passes import Pass
 
 
@@ -47,9 +47,10 @@ _MAX_ROUNDS = 6
 def direct_collectives(function: ir.Function) -> dict[int, Collective]:
     found = {}
     for index, instruction in enumerate(function.instructions):
-        requirement = collective(instruction)
-        if requirement is not None:
-            found[index] = requirement
+        if instruction.opcode.base in COLLECTIVE_BASES:  # nine in ten instructions are not
+            requirement = collective(instruction)
+            if requirement is not None:
+                found[index] = requirement
     return found
 
 
@@ -164,11 +165,22 @@ def _analyze_function(
     analysis = UniformityAnalysis(inputs)
     solution = solve_forward(graph, analysis, within=static.solved_blocks)
     analysis.start_recording(everything)
-    # Replay the blocks whose facts someone reads: collectives, calls, stores of return values.
+    # Replay the blocks whose facts someone reads: collectives, calls, stores of return values
+    # (each only up to the last of them; every instruction when ``everything``).
+    instructions = function.instructions
+    transfer = analysis.transfer
+    entry_states = solution.block_entry
+    replayed = static.replayed
     for block in graph.reverse_post_order:
-        if block in solution.block_entry and (everything or block in static.recorded_blocks):
-            for _ in instruction_states(solution, analysis, block):
-                pass
+        state = entry_states.get(block)
+        if state is None:
+            continue
+        if everything:
+            indices = analysis.instructions_of(block)
+        else:
+            indices = replayed.get(block, ())
+        for index in indices:
+            state = transfer(index, instructions[index], state)
     facts = analysis.stop_recording()
     return analysis, FunctionUniformity(function, graph, facts, requirements, calls, solution.converged)
 

@@ -106,14 +106,13 @@ class Divergence:
 class State:
     """``values``: registers written more than once, by key (never mutated once in a state).
     ``control``: (branch block, divergence) for every divergent branch whose influence region
-    we are in. ``exits``: exits some threads may have taken before. ``epoch``: see the package docstring.
+    we are in. ``exits``: exits some threads may have taken before.
     ``threads``: which threads reach this point (``ptxlint/analyses/threads/lane_sets.py``), None
     when unknown."""
 
     values: dict[str, Value]
     control: tuple[tuple[int, Divergence], ...] = ()
     exits: tuple[Divergence, ...] = ()
-    epoch: int = 0
     threads: Threads | None = None
 
 

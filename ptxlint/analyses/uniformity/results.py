@@ -59,6 +59,8 @@ class ResultValues:
         self._parameters = parameters
         self._thread_index = ThreadIndexArithmetic(inputs.lanes, inputs.space)
         self._origins: dict[tuple[int, str], Origin] = {}
+        # Per instruction whose result differs per lane whatever its operands: that value.
+        self._lane_results: dict[int, Value] = {}
 
     def results(self, kind: int, index: int, instruction: ir.Instruction, state: State) -> list[tuple[ir.Register, Value]]:
         """What `elect` and `shfl` (``kind``) write, register by register."""
@@ -80,7 +82,11 @@ class ResultValues:
         if kind == SETP:
             return self._compare(instruction, state)
         if kind == VARYING:
-            return self.varying(index, f"the result of `{instruction.opcode.text}` differs between lanes", instruction.opcode_span)
+            known = self._lane_results.get(index)
+            if known is None:
+                message = f"the result of `{instruction.opcode.text}` differs between lanes"
+                known = self._lane_results[index] = self.varying(index, message, instruction.opcode_span)
+            return known
         if kind == WARP_RESULT:
             return self._warp_result(index, instruction, state)
         if kind == BARRIER:

@@ -6,7 +6,7 @@ their correlations and the liveness of the registers the state holds."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Collection, Sequence, Union
+from typing import Collection, Sequence, Union
 
 from ptxlint import cfg as cfg_module
 from ptxlint import ir
@@ -53,6 +53,9 @@ class StaticFacts:
     liveness: Liveness
     key_bits: dict[str, int]
     recorded_blocks: frozenset[int]  # the blocks holding facts to record
+    # Per recorded block, its visited instructions up to the last whose facts are recorded (a
+    # collective, a call, a `.param` store): what the replay after the fixed point transfers.
+    replayed: dict[int, Sequence[int]]
     solved_blocks: frozenset[int] | None  # the blocks whose states matter (None: every block)
 
 
@@ -66,7 +69,11 @@ def prepare_static(
     """Registers, branches and their post-dominators, the sparse slice (every instruction when
     ``dense``) and what each visited instruction writes."""
     instructions = function.instructions
-    kinds = [instruction_kind(instruction.opcode) for instruction in instructions]
+    known_kinds = _KINDS  # per opcode text: most instructions need no call
+    kinds = [known_kinds.get(instruction.opcode.text, -1) for instruction in instructions]
+    for index, kind in enumerate(kinds):
+        if kind < 0:
+            kinds[index] = instruction_kind(instructions[index].opcode)
     branches = find_branches(function, graph, collectives)
     # `.local` memory is per thread; when no generic pointer to it is ever made, only this
     # function's `st.local` write it, so a `ld.local` reads one of the values stored there.
@@ -85,7 +92,7 @@ def prepare_static(
         solved_blocks = solved = graph.reaching(recorded_blocks)
         relevant, valued = _relevant_instructions(
             function, kinds, collectives, private_local, registers,
-            seeded=lambda index: graph.block_of(index) in solved,
+            seeds=[index for block in sorted(solved) for index in graph.blocks[block].instruction_indices],
         )
         visited = sorted(relevant)
     visited_by_block = indices_by_block(graph, visited)
@@ -107,10 +114,24 @@ def prepare_static(
     # still read, and each one's bit.
     liveness = live_in(graph, registers, sorted(names.written_more_than_once))
     key_bits = liveness.bits
+    replayed = {
+        block: _through_last_recorded(visited_by_block[block], kinds, collectives) for block in recorded_blocks
+    }
     return StaticFacts(
         names, branches, ending_at, plans, private_local, correlated, visited_by_block, invariant, liveness, key_bits,
-        recorded_blocks, solved_blocks,
+        recorded_blocks, replayed, solved_blocks,
     )
+
+
+def _through_last_recorded(visited: Sequence[int], kinds: list[int], collectives: dict[int, Collective]) -> Sequence[int]:
+    """``visited`` up to and including the last instruction whose facts the replay records:
+    what follows it in the block changes no recorded fact."""
+    for position in range(len(visited) - 1, -1, -1):
+        index = visited[position]
+        if index in collectives or kinds[index] in _RECORDED_KINDS:
+            return visited[: position + 1]
+    return ()
+
 
 
 def _records_facts(function: ir.Function, block: cfg_module.Block, collectives: dict[int, Collective]) -> bool:
@@ -126,7 +147,7 @@ def _records_facts(function: ir.Function, block: cfg_module.Block, collectives: 
 
 def _relevant_instructions(
     function: ir.Function, kinds: list[int], collectives: dict[int, Collective], private_local: bool,
-    registers: Registers, seeded: Callable[[int], bool],
+    registers: Registers, seeds: Sequence[int],
 ) -> tuple[set[int], set[int]]:
     """The instructions whose transfer can change a fact the rules read, as LLVM's analysis
     follows def-use chains instead of visiting everything, and among them those whose result is
@@ -134,21 +155,18 @@ def _relevant_instructions(
     uniform; branches, exits, calls and `.param` stores always; every instruction writing a
     register a relevant instruction reads is valued, transitively. Most of a kernel (the math of
     its tiles, the accumulators of its matrix instructions) feeds none of them. Only the
-    instructions ``seeded`` accepts start a chain (those in the blocks the solver visits)."""
+    instructions of ``seeds`` start a chain (those in the blocks the solver visits)."""
     instructions = function.instructions
     writers = registers.writers
     key = registers.key
-    local_writers: list[int] = []  # what `ld.local` reads (LOCAL_KEY): every `st.local`
+    # What `ld.local` reads (LOCAL_KEY): every `st.local`.
+    local_writers = [index for index, kind in enumerate(kinds) if kind == STORE_LOCAL] if private_local else []
     relevant: set[int] = set()
     valued: set[int] = set()
     work: list[int] = []
-    for index, instruction in enumerate(instructions):
+    for index in seeds:
         kind = kinds[index]
-        if kind == STORE_LOCAL:
-            local_writers.append(index)
-        if not seeded(index):
-            continue
-        if kind in _ALWAYS_RELEVANT or instruction.opcode.base in _BRANCHES:
+        if kind in _ALWAYS_RELEVANT or instructions[index].opcode.base in _BRANCHES:
             valued.add(index)
         elif index in collectives:
             relevant.add(index)
@@ -160,17 +178,22 @@ def _relevant_instructions(
     while work:
         index = work.pop()
         instruction = instructions[index]
-        if index in valued:
-            read = instruction.sources
+        guard = instruction.guard
+        names: list[str]
+        if index in valued and (guard is None or type(guard.predicate) is ir.Register):
+            names = registers.reads(index)  # its sources and guard, shared with the other passes
         else:
-            operands = instruction.operands
-            read = tuple(operands[position] for position in collectives[index].uniform_operands if position < len(operands))
-        scope = instruction.scope
-        names = [key(register.name, scope) for operand in read for register in ir.registers_in(operand)]
-        if instruction.guard is not None:
-            names.extend(key(register.name, scope) for register in ir.registers_in(instruction.guard.predicate))
+            if index in valued:
+                read = instruction.sources
+            else:
+                operands = instruction.operands
+                read = tuple(operands[position] for position in collectives[index].uniform_operands if position < len(operands))
+            scope = instruction.scope
+            names = [key(register.name, scope) for operand in read for register in ir.registers_in(operand)]
+            if guard is not None:
+                names.extend(key(register.name, scope) for register in ir.registers_in(guard.predicate))
         if private_local and index in valued and instruction.opcode.base in ("ld", "ldu") and instruction.opcode.has("local"):
-            names.append(LOCAL_KEY)
+            names = [*names, LOCAL_KEY]
         for name in names:
             if name in followed:
                 continue
@@ -191,6 +214,9 @@ _KINDS: dict[str, int] = {}
 # Instructions that change the state whatever registers they write (see _relevant_instructions).
 _ALWAYS_RELEVANT = frozenset({EXIT, CALL, STORE_PARAMETER})
 _BRANCHES = frozenset({"bra", "brx"})
+# Instructions whose replay records something besides collectives: call sites' arguments, the
+# values a function returns.
+_RECORDED_KINDS = frozenset({CALL, STORE_PARAMETER})
 
 
 def instruction_kind(opcode: ir.Opcode) -> int:

@@ -68,6 +68,9 @@ class ThreadIndexArithmetic:
     def __init__(self, lanes: LaneModel, space: ThreadSpace | None) -> None:
         self.lanes = lanes
         self.space = space
+        # Per thread set (a `%tid.x` mask): the level at which it is uniform (see
+        # ``tid_set_value``); a function compares the same few sets at every visit.
+        self._mask_levels: dict[int, Level | None] = {}
 
     def arithmetic(self, opcode: ir.Opcode, values: list[Value]) -> Value:
         """Integer `mov`/`cvt`/`add`/`mul`/`mad`/`shr`/`shl`/`and`/`div`/`rem`/`bfe` of operands
@@ -315,8 +318,11 @@ class ThreadIndexArithmetic:
     def tid_set_value(self, mask: int, fallback: Value) -> Value:
         """A predicate true in exactly the threads of ``mask``, at the level its shape allows."""
         space = self.space
-        threads = space.restrict(space.everyone, mask)  # type: ignore[union-attr]
-        level = space.level(threads)  # type: ignore[union-attr]
+        if mask in self._mask_levels:
+            level = self._mask_levels[mask]
+        else:
+            threads = space.restrict(space.everyone, mask)  # type: ignore[union-attr]
+            level = self._mask_levels[mask] = space.level(threads)  # type: ignore[union-attr]
         if level is None or level > fallback.level:
             level = fallback.level
         if level == Level.CTA and mask not in (0, (1 << space.bound) - 1):  # type: ignore[union-attr]
