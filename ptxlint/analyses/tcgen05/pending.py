@@ -504,7 +504,8 @@ class ReturnedAccesses:
     def __init__(self, context: ModuleContext) -> None:
         self._scan: TensorMemoryScan = context.result("tcgen05_scan")
         self._bodies = {function.name: function for function in context.module.functions if function.has_body}
-        self._facts: dict[str, TensorMemoryFacts] = {}
+        # By function object, not name: a module may (wrongly) define two functions of one name.
+        self._facts: dict[int, TensorMemoryFacts] = {}
         self._returned: dict[str, frozenset[tuple[str, bool]]] = {}
         self._solving: set[str] = set()
 
@@ -532,7 +533,7 @@ class ReturnedAccesses:
 
     def facts(self, context: ModuleContext, function: Function, keep_every_fact: bool = False) -> TensorMemoryFacts:
         """``function`` solved, with its callees' returned accesses."""
-        known = self._facts.get(function.name) if not keep_every_fact else None
+        known = self._facts.get(id(function)) if not keep_every_fact else None
         if known is not None:
             return known
         self._solving.add(function.name)
@@ -542,7 +543,7 @@ class ReturnedAccesses:
         finally:
             self._solving.discard(function.name)
         if not keep_every_fact:
-            self._facts[function.name] = known
+            self._facts[id(function)] = known
         return known
 
 
