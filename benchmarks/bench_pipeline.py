@@ -8,6 +8,8 @@ reports the median CPU time of several runs (--runs):
               when the build had its source — the floor of the native front end;
   * `lower`   parse + lowering to the IR (target: ≤ 1.3× `parse` on files over 10,000 lines);
   * `lint`    the whole default rule set end to end (target: ≥ 80,000 lines/s, ≥ 4× ptxas -O0);
+  * `cli`     the whole `ptxlint --no-cache FILE` program, start-up and output included: what a
+              user waits for (issue 23's measure beside the bare parse and ptxas);
   * `ptxas`   `ptxas -O0` on the same file, for scale (real files only; CPU time, as for the
               stages; a `.version` newer than this ptxas knows is clamped to the newest it does);
 plus peak memory per input line of the `lower` stage, ptxlint's parse + lower (target ≤ 1.2 KB;
@@ -79,13 +81,24 @@ print(json.dumps({"seconds": seconds, "peak_kib": peak - baseline}))
 """
 
 
+# The `cli` stage: a fresh wrapper runs the program once and reports its child's CPU time and peak
+# memory (a wrapper per run, since a process's children's peak is the largest of all it waited for).
+_PROGRAM = r"""
+import json, resource, subprocess, sys
+subprocess.run([sys.executable, "-m", "ptxlint", "--no-cache", "--output-format", "concise", sys.argv[1]],
+               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"seconds": usage.ru_utime + usage.ru_stime, "peak_kib": usage.ru_maxrss}))
+"""
+
+
 def run_stage(stage: str, path: Path, runs: int) -> dict[str, float]:
     """The median CPU time of `runs` fresh processes, and the largest peak memory among them."""
     results = []
     for _ in range(runs):
-        output = subprocess.run(
-            [sys.executable, "-c", _CHILD, stage, str(path)], capture_output=True, text=True, check=True
-        ).stdout
+        child = [sys.executable, "-c", _PROGRAM, str(path)] if stage == "cli" else [sys.executable, "-c", _CHILD, stage, str(path)]
+        with tempfile.TemporaryDirectory() as scratch:  # no configuration file or cache of ours applies
+            output = subprocess.run(child, capture_output=True, text=True, check=True, cwd=scratch).stdout
         results.append(json.loads(output.strip().splitlines()[-1]))
     return {
         "seconds": statistics.median(result["seconds"] for result in results),
@@ -202,6 +215,7 @@ def main() -> None:
     inputs += [half, full]
     header = f"{'file':44s} {'lines':>9s}" + "".join(f" {stage + ' s':>9s} {'klines/s':>9s}" for stage in stages)
     header += f" {'lower/parse':>11s} {'B/line':>7s} {'lint B/l':>8s} {'ptxas s':>8s} {'ptxas/lint':>10s}"
+    header += f" {'cli/parse':>9s} {'ptxas/cli':>9s}" if "cli" in stages and "parse" in stages else ""
     print(header)
     times: dict[Path, dict[str, float]] = {}
     for path in inputs:
@@ -223,6 +237,8 @@ def main() -> None:
         ptxas = None if arguments.skip_ptxas or synthetic else ptxas_seconds(path)
         versus = ptxas / measured["lint"] if ptxas is not None and "lint" in measured else float("nan")
         row += f" {ratio:11.2f} {peak * 1024 / lines:7.0f} {lint_peak * 1024 / lines:8.0f} {ptxas if ptxas is not None else float('nan'):8.2f} {versus:10.2f}"
+        if "cli" in measured and "parse" in measured:
+            row += f" {measured['cli'] / measured['parse']:9.2f} {(ptxas or float('nan')) / measured['cli']:9.2f}"
         print(row, flush=True)
     for stage in stages:
         scaling = times[full][stage] / times[half][stage]
