@@ -166,24 +166,30 @@ def _barrier_meetings(context: ModuleContext, function: Function) -> BarrierMeet
     candidates = [uses for uses in groups.values() if len(uses) > 1]
     if not candidates:
         return BarrierMeetings({})
-    roles: ThreadReach = context.result("roles", function)
+    # First the pairs no path orders (the CFG alone: a kernel's successive `__syncthreads()`
+    # are all ordered), then, for those only, which warps wait at each: most functions never
+    # need the roles.
     graph: ControlFlowGraph = context.result("cfg", function)
-    apart: dict[int, list[Meeting]] = {}
+    unordered: list[tuple[BarrierUse, BarrierUse]] = []
     for uses in candidates:
-        warps = {use.index: roles.warps_at(use.index, use.instruction) for use in uses}
-        reaching = {use.index: graph.reaching([graph.block_of(use.index)]) for use in uses if warps[use.index]}
+        reaching = {use.index: graph.reaching([graph.block_of(use.index)]) for use in uses}
         for position, later in enumerate(uses):
-            if later.index not in reaching:
-                continue
             for earlier in uses[:position]:
-                if earlier.index not in reaching or warps[earlier.index] & warps[later.index]:
-                    continue
                 if graph.block_of(earlier.index) in reaching[later.index]:
                     continue
                 if graph.block_of(later.index) in reaching[earlier.index]:
                     continue
-                apart.setdefault(later.index, []).append(Meeting(earlier, warps[later.index], warps[earlier.index]))
-                apart.setdefault(earlier.index, []).append(Meeting(later, warps[earlier.index], warps[later.index]))
+                unordered.append((earlier, later))
+    if not unordered:
+        return BarrierMeetings({})
+    roles: ThreadReach = context.result("roles", function)
+    apart: dict[int, list[Meeting]] = {}
+    for earlier, later in unordered:
+        here, there = roles.warps_at(later.index, later.instruction), roles.warps_at(earlier.index, earlier.instruction)
+        if not here or not there or here & there:
+            continue
+        apart.setdefault(later.index, []).append(Meeting(earlier, here, there))
+        apart.setdefault(earlier.index, []).append(Meeting(later, there, here))
     return BarrierMeetings({index: tuple(sorted(found, key=lambda meeting: meeting.other.index)) for index, found in apart.items()})
 
 
