@@ -46,14 +46,14 @@ class WarpValues:
         # Indices of the instructions whose results can matter (None: all of them), and of those
         # that feed addresses. For an instruction that only feeds conditions, VARYING and absent
         # mean the same (no warp's outcome is known), so it stores nothing: states stay small.
-        self.needed = None if sliced is None else sliced.needed
-        self.feeds_addresses = None if sliced is None else sliced.addresses
+        self._needed = None if sliced is None else sliced.needed
+        self._feeds_addresses = None if sliced is None else sliced.addresses
         # The instructions that define the registers whose value does not depend on the path
         # (see :meth:`settle`; the evaluator holds their values), which the transfer function
         # then skips.
-        self.settled_definitions: frozenset[int] = frozenset()
+        self._settled_definitions: frozenset[int] = frozenset()
         # Instruction index → registers whose last use it is (see :meth:`expire_block_locals`).
-        self.expiring: dict[int, tuple[str, ...]] = {}
+        self._expiring: dict[int, tuple[str, ...]] = {}
         # Per block, the instructions the transfer function does not skip (see :meth:`plan_visits`).
         self._visited_by_block: Sequence[Sequence[int]] = []
 
@@ -74,7 +74,7 @@ class WarpValues:
         writers = names.writers
         reads = names.reads
         writes = names.writes
-        needed = self.needed
+        needed = self._needed
         evaluator = self._evaluator
         settled = evaluator.settled_names()
         unsettled: set[str] = set()
@@ -111,7 +111,7 @@ class WarpValues:
                     evaluator.settle_unknown(writes(definition))
                 unsettled.update(name for name in writes(definition) if name not in settled)
                 settled_definitions.append(definition)
-        self.settled_definitions = frozenset(settled_definitions)
+        self._settled_definitions = frozenset(settled_definitions)
 
     @staticmethod
     def _single_plain_definition(name: str, instructions: tuple[Instruction, ...], names: DefUse) -> int | None:
@@ -151,7 +151,7 @@ class WarpValues:
         it does not skip) need it."""
         uses = names.readers
         writers = names.writers
-        needed = self.needed
+        needed = self._needed
         expiring: dict[int, list[str]] = {}
         settled = self._evaluator.settled_names()
         candidates = writers if needed is None else {name for index in needed for name in names.writes(index)}
@@ -163,16 +163,16 @@ class WarpValues:
             block = graph.block_of(defined[0])
             if all(position > defined[0] and graph.block_of(position) == block for position in used):
                 expiring.setdefault(max(used, default=defined[0]), []).append(name)
-        self.expiring = {index: tuple(names) for index, names in expiring.items()}
+        self._expiring = {index: tuple(names) for index, names in expiring.items()}
 
     def plan_visits(self, graph: ControlFlowGraph) -> None:
         """Decide which instructions the solver visits: the needed ones that are not settled,
         and those where registers expire. Call after :meth:`settle` and
         :meth:`expire_block_locals`."""
-        if self.needed is None:
+        if self._needed is None:
             visited: Collection[int] = range(len(graph.function.instructions))
         else:
-            visited = (self.needed - self.settled_definitions).union(self.expiring)
+            visited = (self._needed - self._settled_definitions).union(self._expiring)
         self._visited_by_block = indices_by_block(graph, visited)
 
     def instructions_of(self, block: int) -> Sequence[int]:
@@ -182,7 +182,7 @@ class WarpValues:
 
     def transfer(self, index: int, instruction: Instruction, state: ValueState) -> ValueState:
         state = self._transfer(index, instruction, state)
-        expiring = self.expiring.get(index)
+        expiring = self._expiring.get(index)
         if expiring is None or not any(name in state.registers for name in expiring):
             return state
         registers = dict(state.registers)  # a copy in C, then a few deletions: states are large
@@ -191,7 +191,7 @@ class WarpValues:
         return ValueState(registers, state.slots)
 
     def _transfer(self, index: int, instruction: Instruction, state: ValueState) -> ValueState:
-        if self.needed is not None and index not in self.needed or index in self.settled_definitions:
+        if self._needed is not None and index not in self._needed or index in self._settled_definitions:
             return state
         opcode = instruction.opcode
         if operation(opcode.base, opcode.modifiers) == "alloc":
@@ -201,7 +201,7 @@ class WarpValues:
         results = self._evaluator.evaluate(instruction, state)
         registers = state.registers
         changed = False
-        condition_only = self.feeds_addresses is not None and index not in self.feeds_addresses
+        condition_only = self._feeds_addresses is not None and index not in self._feeds_addresses
         for destination, value in results:
             if condition_only and value is VARYING:
                 value = None
