@@ -8,7 +8,7 @@ from ptxlint.analyses.threads.branch_sides import warps_where
 from ptxlint.analyses.threads.values_bits import and_values, extract_field, insert_field, permute_bytes
 from ptxlint.analyses.threads.values_lattice import THREAD_INDEX, VARYING, TensorAddress, ThreadFunction, join_values
 from ptxlint.analyses.threads.values_lattice import add_values as add  # the arithmetic under test
-from ptxlint.analyses.threads.values import WarpValues
+from ptxlint.analyses.threads.values_evaluation import WarpEvaluator
 
 
 def test_join_keeps_equal_values_and_forgets_columns() -> None:
@@ -28,14 +28,14 @@ def test_join_of_small_integers_is_unknown_but_warp_independent() -> None:
 
 
 def test_thread_index_shifted_by_five_is_the_warp_index() -> None:
-    values = WarpValues(warp_count=8, tid_x_is_linear=True)
+    values = WarpEvaluator(warp_count=8, tid_x_is_linear=True)
     warp = values._thread_arithmetic("shr", [THREAD_INDEX, 5], 32)
     assert warp == tuple(range(8))
 
 
 def test_folded_lane_quarter_is_per_warp() -> None:
     # nvcc folds ((tid >> 5) & 3) << 21 into (tid << 16) & 0x600000.
-    values = WarpValues(warp_count=8, tid_x_is_linear=True)
+    values = WarpEvaluator(warp_count=8, tid_x_is_linear=True)
     shifted = values._thread_arithmetic("shl", [THREAD_INDEX, 16], 32)
     quarter = values._thread_arithmetic("and", [shifted, 6291456], 32)
     assert quarter == tuple((warp % 4) << 21 for warp in range(8))
@@ -59,7 +59,7 @@ def test_thread_index_fields_evaluate_like_their_chains() -> None:
 
 
 def test_adding_an_unknown_to_a_tmem_address_moves_its_column_only() -> None:
-    values = WarpValues(warp_count=4, tid_x_is_linear=True)
+    values = WarpEvaluator(warp_count=4, tid_x_is_linear=True)
     base = TensorAddress("slot+0", 0, 0)
     lanes = tuple(32 * warp << 16 for warp in range(4))
     address = values._map(lambda a, b: add(a, b, 32), (base, lanes))
@@ -147,16 +147,16 @@ def test_prmt_joins_a_column_and_a_lane() -> None:
 
 
 def test_tid_y_of_a_32_wide_block_is_the_warp_index() -> None:
-    values = WarpValues(warp_count=8, tid_x_is_linear=False, extents=(32, 8, 1))
+    values = WarpEvaluator(warp_count=8, tid_x_is_linear=False, extents=(32, 8, 1))
     assert values._special("%tid.y") == tuple(range(8))
     assert values._special("%ntid.x") == 32
-    three_d = WarpValues(warp_count=8, tid_x_is_linear=False, extents=(32, 1, 8))
+    three_d = WarpEvaluator(warp_count=8, tid_x_is_linear=False, extents=(32, 1, 8))
     assert three_d._special("%tid.z") == tuple(range(8)) and three_d._special("%tid.y") == 0
 
 
 def test_linear_index_of_a_16_wide_block() -> None:
     # Two rows a warp: %tid.y alone differs within a warp, (tid.x + tid.y * 16) / 32 does not.
-    values = WarpValues(warp_count=8, tid_x_is_linear=False, extents=(16, 16, 1))
+    values = WarpEvaluator(warp_count=8, tid_x_is_linear=False, extents=(16, 16, 1))
     tid_y = values._special("%tid.y")
     assert type(tid_y) is ThreadFunction
     row = values._binary("mul", tid_y, 16, 32)
@@ -167,8 +167,8 @@ def test_linear_index_of_a_16_wide_block() -> None:
 
 
 def test_tid_y_is_no_warp_index_when_rows_straddle_warps_or_the_shape_is_not_fixed() -> None:
-    straddling = WarpValues(warp_count=6, tid_x_is_linear=False, extents=(48, 4, 1))
+    straddling = WarpEvaluator(warp_count=6, tid_x_is_linear=False, extents=(48, 4, 1))
     lanes = straddling._thread_arithmetic("shl", [straddling._special("%tid.y"), 21], 32)
     assert straddling._binary("add", TensorAddress("slot+0", 0, 0), lanes, 32) is VARYING
-    bounded = WarpValues(warp_count=8, tid_x_is_linear=False)  # `.maxntid 32, 8`: no extents
+    bounded = WarpEvaluator(warp_count=8, tid_x_is_linear=False)  # `.maxntid 32, 8`: no extents
     assert bounded._special("%tid.y") is VARYING

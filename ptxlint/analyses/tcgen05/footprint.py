@@ -8,7 +8,7 @@ compare.
 
 from __future__ import annotations
 
-from ptxlint.analyses.threads.values_lattice import TensorAddress, ValueState, entry_for_warp
+from ptxlint.analyses.threads.values_lattice import TensorAddress, entry_for_warp
 from ptxlint.analyses.threads.values import FunctionValues
 from ptxlint.ir import Address, Immediate, Instruction, Operand
 from ptxlint.isa.tcgen05 import (
@@ -30,9 +30,6 @@ Footprint = tuple[str, tuple[tuple[int, int], ...]]  # (slot, column ranges [sta
 
 def footprint(values: FunctionValues, index: int, instruction: Instruction, warp: int) -> Footprint | None:
     """The columns instruction ``index`` touches when warp ``warp`` executes it, or None."""
-    state = values.state_before(index)
-    if state is None:
-        return None
     kind = operation(instruction.opcode.base, instruction.opcode.modifiers)
     addresses = [operand for operand in instruction.operands if type(operand) is Address]
     if not addresses:
@@ -40,14 +37,14 @@ def footprint(values: FunctionValues, index: int, instruction: Instruction, warp
     starts: list[TensorAddress] = []
     columns: list[int] = []
     for address in addresses:
-        start = entry_for_warp(values.analysis.value_of(address, state), warp)
+        start = entry_for_warp(values.value_before(index, address), warp)
         if type(start) is not TensorAddress or start.column is None:
             return None
         starts.append(start)
         columns.append(start.column)
     if len({start.slot for start in starts}) != 1:
         return None
-    widths = _widths(values, state, kind, instruction, len(addresses))
+    widths = _widths(values, index, kind, instruction, len(addresses))
     if widths is None:
         return None
     ranges = [(column, column + width) for column, width in zip(columns, widths)]
@@ -59,7 +56,7 @@ def footprint(values: FunctionValues, index: int, instruction: Instruction, warp
     return starts[0].slot, tuple(ranges)
 
 
-def _widths(values: FunctionValues, state: ValueState, kind: str | None, instruction: Instruction, count: int) -> list[int] | None:
+def _widths(values: FunctionValues, index: int, kind: str | None, instruction: Instruction, count: int) -> list[int] | None:
     modifiers = instruction.opcode.modifiers
     if kind in ("ld", "st"):
         columns = columns_touched(modifiers)
@@ -70,7 +67,7 @@ def _widths(values: FunctionValues, state: ValueState, kind: str | None, instruc
     if kind == "shift":
         return [SHIFT_COLUMNS]
     if kind == "mma":
-        descriptor = values.analysis.value_of(_instruction_descriptor(instruction), state)
+        descriptor = values.value_before(index, _instruction_descriptor(instruction))
         known = descriptor if type(descriptor) is int and type(descriptor) is not bool else None
         return [mma_columns(known)] + [OTHER_OPERAND_COLUMNS] * (count - 1)
     return None

@@ -77,8 +77,7 @@ def branch_at_end(values: FunctionValues, block: int) -> Branch | None:
     if len(successors) != 2:
         return None
     taken = graph.exit if instruction.opcode.base != "bra" else successors[0]
-    state = values.state_before(node.end - 1)
-    truth = values.analysis.truth(guard.predicate, state) if state is not None else None
+    truth = values.truth_before(node.end - 1, guard.predicate)
     return Branch(instruction, guard.predicate.name, guard.negated, taken, _predicate_warps(truth, values.warp_count))
 
 
@@ -118,20 +117,30 @@ class BranchTable:
     """The conditional branch at the end of each block, computed once."""
 
     def __init__(self, values: FunctionValues) -> None:
-        self.values = values
-        self.warp_count = values.warp_count
+        self._values = values
+        self._warp_count = values.warp_count
         self._branches = {block: branch_at_end(values, block) for block in values.cfg.reverse_post_order}
         self._guard_warps: dict[int, tuple[int, int]] = {}
+
+    @property
+    def values(self) -> FunctionValues:
+        """The warp values the branches were evaluated on (the function's graph and names)."""
+        return self._values
+
+    @property
+    def warp_count(self) -> int:
+        """The number of warps the branch sides are told for."""
+        return self._warp_count
 
     @functools.cached_property
     def condition_registers(self) -> ConditionRegisters:
         """The registers branch conditions depend on (shared by the path-sensitive analyses)."""
-        return condition_registers(self.values.cfg.function.instructions, self.values.names)
+        return condition_registers(self._values.cfg.function.instructions, self._values.names)
 
     @functools.cached_property
     def defining(self) -> frozenset[int]:
         """The instructions that write a register some branch condition depends on."""
-        writers = self.values.names.writers
+        writers = self._values.names.writers
         return frozenset(index for name in self.condition_registers.names for index in writers.get(name, ()))
 
     def branch(self, block: int) -> Branch | None:
@@ -146,10 +155,9 @@ class BranchTable:
         those in which it may be True (computed once: path-sensitive analyses ask per class)."""
         known = self._guard_warps.get(index)
         if known is None:
-            state = self.values.state_before(index)
             guard = instruction.guard
-            truth = None if state is None or guard is None else self.values.analysis.truth(guard.predicate, state)
-            known = self._guard_warps[index] = _predicate_warps(truth, self.warp_count)
+            truth = None if guard is None else self._values.truth_before(index, guard.predicate)
+            known = self._guard_warps[index] = _predicate_warps(truth, self._warp_count)
         return known
 
 

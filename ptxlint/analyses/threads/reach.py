@@ -140,11 +140,7 @@ class ThreadReach:
     def tensor_addresses(self, index: int, operand: Operand, warps: int) -> list[tuple[int, TensorAddress]]:
         """For each of ``warps``, in order, the TMEM address ``operand`` of instruction
         ``index`` holds when that warp executes it, where the value analysis knows one."""
-        values = self._branches.values
-        state = values.state_before(index)
-        if state is None:
-            return []
-        value = values.analysis.value_of(operand, state)
+        value = self._branches.values.value_before(index, operand)
         found = []
         for warp in warp_list(warps):
             entry = entry_for_warp(value, warp)

@@ -4,10 +4,12 @@ analysis and its solution for one function.
 The tcgen05 checks need to know, for each warp of the CTA, which TMEM address a `tcgen05.ld`
 uses and which warps a branch on the warp index lets through. :class:`WarpValues` computes, before
 each instruction, the abstract value of each register (see
-:mod:`ptxlint.analyses.threads.values_lattice`; what an instruction computes is
-:mod:`ptxlint.analyses.threads.values_evaluation`). It is sparse: it visits only the instructions of
-the backward slices of :mod:`ptxlint.analyses.threads.values_slices`, evaluates once the registers
-whose value does not depend on the path, and drops block-local temporaries after their last use.
+:mod:`ptxlint.analyses.threads.values_lattice`); what an instruction computes, it asks the
+:class:`~ptxlint.analyses.threads.values_evaluation.WarpEvaluator` it holds. It is sparse: it visits
+only the instructions of the backward slices of :mod:`ptxlint.analyses.threads.values_slices`, has
+the evaluator settle once the registers whose value does not depend on the path, and drops
+block-local temporaries after their last use. :class:`FunctionValues`, the solution, is what rules
+and other analyses ask.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Collection, Sequence
 from ptxlint.analyses.launch import block_shape
 from ptxlint.analyses.registers import DefUse
 from ptxlint.analyses.threads.values_evaluation import WarpEvaluator
-from ptxlint.analyses.threads.values_lattice import VARYING, SharedAddress, ValueState, join_registers, join_values
+from ptxlint.analyses.threads.values_lattice import VARYING, SharedAddress, Value, ValueState, join_registers, join_values
 from ptxlint.analyses.threads.values_parameters import (
     ParameterOffset,
     argument_stores,
@@ -35,32 +37,23 @@ from ptxlint.passes import Pass
 
 MAX_WARPS = 32  # 1024 threads
 
-# Instructions that can write shared memory at their first address operand.
-_MEMORY_WRITES = frozenset({"st", "atom", "red", "cp", "stmatrix", "mbarrier", "multimem"})
 
+class WarpValues:
+    """The forward analysis, over the values ``evaluator`` computes (which it settles)."""
 
-class WarpValues(WarpEvaluator):
-    """The forward analysis. ``warp_count`` is the number of warps values are tabulated for."""
-
-    def __init__(
-        self,
-        warp_count: int,
-        tid_x_is_linear: bool,
-        sliced: Slices | None = None,
-        extents: tuple[int, int, int] | None = None,
-    ) -> None:
-        super().__init__(warp_count, tid_x_is_linear, extents)
+    def __init__(self, evaluator: WarpEvaluator, sliced: Slices | None = None) -> None:
+        self._evaluator = evaluator
         # Indices of the instructions whose results can matter (None: all of them), and of those
         # that feed addresses. For an instruction that only feeds conditions, VARYING and absent
         # mean the same (no warp's outcome is known), so it stores nothing: states stay small.
-        self.needed = None if sliced is None else sliced.needed
-        self.feeds_addresses = None if sliced is None else sliced.addresses
-        # Registers whose value does not depend on the path (see :meth:`settle`; their values
-        # are ``self.settled``), and the instructions that define them, which the transfer
-        # function then skips.
-        self.settled_definitions: frozenset[int] = frozenset()
+        self._needed = None if sliced is None else sliced.needed
+        self._feeds_addresses = None if sliced is None else sliced.addresses
+        # The instructions that define the registers whose value does not depend on the path
+        # (see :meth:`settle`; the evaluator holds their values), which the transfer function
+        # then skips.
+        self._settled_definitions: frozenset[int] = frozenset()
         # Instruction index → registers whose last use it is (see :meth:`expire_block_locals`).
-        self.expiring: dict[int, tuple[str, ...]] = {}
+        self._expiring: dict[int, tuple[str, ...]] = {}
         # Per block, the instructions the transfer function does not skip (see :meth:`plan_visits`).
         self._visited_by_block: Sequence[Sequence[int]] = []
 
@@ -81,11 +74,11 @@ class WarpValues(WarpEvaluator):
         writers = names.writers
         reads = names.reads
         writes = names.writes
-        needed = self.needed
-        settled = self.settled
+        needed = self._needed
+        evaluator = self._evaluator
+        settled = evaluator.settled_names()
         unsettled: set[str] = set()
         settled_definitions: list[int] = []
-        empty = ValueState({}, frozenset())
         indices = range(len(instructions)) if needed is None else needed
         roots = [name for index in indices for name in writes(index)]
         for root in roots:
@@ -113,36 +106,12 @@ class WarpValues(WarpEvaluator):
                     continue
                 stack.pop()
                 if needed is None or definition in needed:
-                    settled.update(self._evaluate(instructions[definition], empty))
+                    evaluator.settle(instructions[definition])
                 else:
-                    settled.update((name, None) for name in writes(definition))
+                    evaluator.settle_unknown(writes(definition))
                 unsettled.update(name for name in writes(definition) if name not in settled)
                 settled_definitions.append(definition)
-        self.settled_definitions = frozenset(settled_definitions)
-
-    def find_allocation_slots(self, instructions: tuple[Instruction, ...]) -> None:
-        """The shared-memory slots a `tcgen05.alloc` of this function writes, at an address
-        known on every path (call after :meth:`settle`), and that nothing else here writes.
-        Warp-specialised kernels allocate in one warp and read the address back in others after
-        a barrier, on paths the allocation is not on: whatever path reads such a slot, what it
-        holds is the allocation's address (lane 0). ``state.slots`` still says which slots an
-        allocation may have written on the path, for the allocations at other addresses."""
-        empty = ValueState({}, frozenset())
-        allocated: set[str] = set()
-        written: set[str] = set()
-        for instruction in instructions:
-            base = instruction.opcode.base
-            if base != "tcgen05" and base not in _MEMORY_WRITES:
-                continue
-            target = next((operand for operand in instruction.operands if type(operand) is Address), None)
-            slot = self._address(target, empty) if target is not None else None
-            if type(slot) is not SharedAddress:
-                continue
-            if operation(base, instruction.opcode.modifiers) == "alloc":
-                allocated.add(slot.key)
-            elif base != "tcgen05":
-                written.add(slot.key)
-        self.allocation_slots = frozenset(allocated - written)
+        self._settled_definitions = frozenset(settled_definitions)
 
     @staticmethod
     def _single_plain_definition(name: str, instructions: tuple[Instruction, ...], names: DefUse) -> int | None:
@@ -182,27 +151,28 @@ class WarpValues(WarpEvaluator):
         it does not skip) need it."""
         uses = names.readers
         writers = names.writers
-        needed = self.needed
+        needed = self._needed
         expiring: dict[int, list[str]] = {}
+        settled = self._evaluator.settled_names()
         candidates = writers if needed is None else {name for index in needed for name in names.writes(index)}
         for name in candidates:
             defined = writers[name]
-            if len(defined) != 1 or name in self.settled:
+            if len(defined) != 1 or name in settled:
                 continue
             used = uses.get(name, [])
             block = graph.block_of(defined[0])
             if all(position > defined[0] and graph.block_of(position) == block for position in used):
                 expiring.setdefault(max(used, default=defined[0]), []).append(name)
-        self.expiring = {index: tuple(names) for index, names in expiring.items()}
+        self._expiring = {index: tuple(names) for index, names in expiring.items()}
 
     def plan_visits(self, graph: ControlFlowGraph) -> None:
         """Decide which instructions the solver visits: the needed ones that are not settled,
         and those where registers expire. Call after :meth:`settle` and
         :meth:`expire_block_locals`."""
-        if self.needed is None:
+        if self._needed is None:
             visited: Collection[int] = range(len(graph.function.instructions))
         else:
-            visited = (self.needed - self.settled_definitions).union(self.expiring)
+            visited = (self._needed - self._settled_definitions).union(self._expiring)
         self._visited_by_block = indices_by_block(graph, visited)
 
     def instructions_of(self, block: int) -> Sequence[int]:
@@ -212,7 +182,7 @@ class WarpValues(WarpEvaluator):
 
     def transfer(self, index: int, instruction: Instruction, state: ValueState) -> ValueState:
         state = self._transfer(index, instruction, state)
-        expiring = self.expiring.get(index)
+        expiring = self._expiring.get(index)
         if expiring is None or not any(name in state.registers for name in expiring):
             return state
         registers = dict(state.registers)  # a copy in C, then a few deletions: states are large
@@ -221,17 +191,17 @@ class WarpValues(WarpEvaluator):
         return ValueState(registers, state.slots)
 
     def _transfer(self, index: int, instruction: Instruction, state: ValueState) -> ValueState:
-        if self.needed is not None and index not in self.needed or index in self.settled_definitions:
+        if self._needed is not None and index not in self._needed or index in self._settled_definitions:
             return state
         opcode = instruction.opcode
         if operation(opcode.base, opcode.modifiers) == "alloc":
             return self._allocate(instruction, state)
         if not instruction.destination_count:
             return state
-        results = self._evaluate(instruction, state)
+        results = self._evaluator.evaluate(instruction, state)
         registers = state.registers
         changed = False
-        condition_only = self.feeds_addresses is not None and index not in self.feeds_addresses
+        condition_only = self._feeds_addresses is not None and index not in self._feeds_addresses
         for destination, value in results:
             if condition_only and value is VARYING:
                 value = None
@@ -252,7 +222,7 @@ class WarpValues(WarpEvaluator):
 
     def _allocate(self, instruction: Instruction, state: ValueState) -> ValueState:
         target = instruction.operands[0] if instruction.operands else None
-        slot = self._address(target, state) if isinstance(target, Address) else None
+        slot = self._evaluator.value_of(target, state) if isinstance(target, Address) else None
         if type(slot) is not SharedAddress or slot.key in state.slots:
             return state
         return ValueState(state.registers, state.slots | {slot.key})
@@ -262,21 +232,45 @@ class WarpValues(WarpEvaluator):
 
 
 class FunctionValues:
-    """The solved analysis of one function."""
+    """The solved analysis of one function, asked through its queries."""
 
-    def __init__(self, analysis: WarpValues, solution: Solution[ValueState], names: DefUse) -> None:
-        self.analysis = analysis
-        self.solution = solution
-        self.names = names  # shared with the analyses built on this one
-        self.state_before = StatesBefore(solution, analysis)
+    def __init__(
+        self, analysis: WarpValues, evaluator: WarpEvaluator, solution: Solution[ValueState], names: DefUse, warp_count: int
+    ) -> None:
+        self._evaluator = evaluator
+        self._cfg = solution.cfg
+        self._names = names
+        self._warp_count = warp_count
+        self._state_before = StatesBefore(solution, analysis)
 
     @property
     def cfg(self) -> ControlFlowGraph:
-        return self.solution.cfg
+        """The function's control-flow graph."""
+        return self._cfg
+
+    @property
+    def names(self) -> DefUse:
+        """The def-use index by register name the values are keyed by (shared with the
+        analyses built on this one)."""
+        return self._names
 
     @property
     def warp_count(self) -> int:
-        return self.analysis.warp_count
+        """The number of warps values are tabulated for."""
+        return self._warp_count
+
+    def value_before(self, index: int, operand: Operand | None) -> Value:
+        """The abstract value of ``operand`` before instruction ``index`` (None, unknown, in an
+        unreachable block)."""
+        state = self._state_before(index)
+        return None if state is None else self._evaluator.value_of(operand, state)
+
+    def truth_before(self, index: int, predicate: Operand) -> tuple[bool | None, ...] | None:
+        """Per warp, whether ``predicate`` holds before instruction ``index`` (True, False or
+        None, unknown), or None when nothing is known for any warp (or the block is
+        unreachable)."""
+        state = self._state_before(index)
+        return None if state is None else self._evaluator.truth(predicate, state)
 
     def call_arguments(self, index: int) -> tuple[tuple[int, Operand] | None, ...]:
         """For each argument of the `call` at ``index``, the `st.param` that writes it and the
@@ -326,12 +320,13 @@ def function_values(context: ModuleContext, function: Function) -> FunctionValue
     names = context.result("registers", function).unscoped()  # this state is keyed by register name
     extents = (shape.x, shape.y, shape.z) if function.is_kernel and shape.x is not None else None
     stores = argument_stores(function.instructions, graph, _calls_to_tensor_memory_users(context, function))
-    analysis = WarpValues(warp_count, shape.linear_tid_is_tid_x, slices(function, names, stores), extents)  # type: ignore[arg-type]
+    evaluator = WarpEvaluator(warp_count, shape.linear_tid_is_tid_x, extents)  # type: ignore[arg-type]
+    analysis = WarpValues(evaluator, slices(function, names, stores))
     analysis.settle(function.instructions, names)
-    analysis.find_allocation_slots(function.instructions)
+    evaluator.find_allocation_slots(function.instructions)
     analysis.expire_block_locals(graph, names)
     analysis.plan_visits(graph)
-    return FunctionValues(analysis, solve_forward(graph, analysis), names)
+    return FunctionValues(analysis, evaluator, solve_forward(graph, analysis), names, warp_count)
 
 
 PASSES = (

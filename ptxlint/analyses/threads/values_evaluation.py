@@ -3,14 +3,16 @@
 :class:`WarpEvaluator` is the half of the values analysis that knows nothing of control flow:
 given a state (the registers' abstract values of :mod:`ptxlint.analyses.threads.values_lattice`),
 it gives an operand's value, a predicate's truth per warp and the values an instruction writes.
-:class:`~ptxlint.analyses.threads.values.WarpValues`, the forward analysis, builds on it; the
-tcgen05 rules and analyses ask it through ``FunctionValues.analysis``.
+It owns the values that hold on every path (the settled registers, the slots a `tcgen05.alloc`
+fills); :class:`~ptxlint.analyses.threads.values.WarpValues`, the forward analysis, holds one and
+tells it which registers to settle. Rules and other analyses ask
+:class:`~ptxlint.analyses.threads.values.FunctionValues`, which asks the evaluator.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, KeysView, Sequence
 
 from ptxlint.analyses.launch import WARP_SIZE
 from ptxlint.analyses.threads.thread_sets import thread_bound, threads_where, warp_entries, warp_truths
@@ -42,6 +44,7 @@ from ptxlint.analyses.threads.values_lattice import (
 )
 from ptxlint.ir import Address, Immediate, Instruction, Negated, Operand, Pair, Register, SpecialRegister, Symbol
 from ptxlint.isa.comparisons import RELATIONS
+from ptxlint.isa.tcgen05 import operation
 
 # Special registers whose value is the same in every thread of the CTA stay absent (unknown but
 # warp-independent); these differ between threads or change between reads.
@@ -54,30 +57,74 @@ _VARYING_OPERATIONS = frozenset({("mbarrier", "try_wait"), ("mbarrier", "test_wa
 # The thread-index bits below the warp index.
 _WARP_BITS = WARP_SIZE.bit_length() - 1
 
+# Instructions that can write shared memory at their first address operand.
+_MEMORY_WRITES = frozenset({"st", "atom", "red", "cp", "stmatrix", "mbarrier", "multimem"})
+
+# The state of no path: what a settled register's definition is evaluated in.
+_EMPTY = ValueState({}, frozenset())
+
 # Operations on the thread index whose operands may be swapped.
 _COMMUTATIVE = frozenset({"add", "mul", "and", "or", "xor", "min", "max"})
 
 
 class WarpEvaluator:
-    """Abstract values of operands and results for ``warp_count`` warps. ``settled`` holds the
-    registers whose value is the same on every path (filled in by the analysis); they are read
-    from there rather than from a state. ``extents`` is the block's shape when `.reqntid` fixes
-    it: then `%tid.y`, `%tid.z` and `%ntid` are known functions of the linear thread index."""
+    """Abstract values of operands and results for ``warp_count`` warps. It owns the registers
+    whose value is the same on every path (:meth:`settle`): they are read from there rather
+    than from a state. ``extents`` is the block's shape when `.reqntid` fixes it: then
+    `%tid.y`, `%tid.z` and `%ntid` are known functions of the linear thread index."""
 
     def __init__(self, warp_count: int, tid_x_is_linear: bool, extents: tuple[int, int, int] | None = None) -> None:
-        self.warp_count = warp_count
-        self.tid_x_is_linear = tid_x_is_linear
-        self.warp_index = tuple(range(warp_count))
-        self.settled: dict[str, Value] = {}
+        self._warp_count = warp_count
+        self._tid_x_is_linear = tid_x_is_linear
+        self._warp_index = tuple(range(warp_count))
+        self._settled: dict[str, Value] = {}
         # Shared-memory slots that hold a `tcgen05.alloc` address on every path that reads them.
-        self.allocation_slots: frozenset[str] = frozenset()
-        self.thread_count = warp_count * WARP_SIZE
+        self._allocation_slots: frozenset[str] = frozenset()
+        self._thread_count = warp_count * WARP_SIZE
         self._specials: dict[str, Value] = {}
         if extents is not None and all(extent > 0 for extent in extents):
-            self.thread_count = min(self.thread_count, extents[0] * extents[1] * extents[2])
+            self._thread_count = min(self._thread_count, extents[0] * extents[1] * extents[2])
             self._specials = self._thread_coordinates(*extents)
 
-    # -- helpers used by rules
+    # -- what holds on every path
+
+    def settle(self, instruction: Instruction) -> None:
+        """Record what ``instruction`` writes as the value of its destinations on every path:
+        its operands are immediates, special registers, symbols or settled registers."""
+        self._settled.update(self.evaluate(instruction, _EMPTY))
+
+    def settle_unknown(self, names: Iterable[str]) -> None:
+        """Record ``names`` as unknown (but the same) on every path."""
+        self._settled.update((name, None) for name in names)
+
+    def settled_names(self) -> KeysView[str]:
+        """The registers settled so far (a live view)."""
+        return self._settled.keys()
+
+    def find_allocation_slots(self, instructions: tuple[Instruction, ...]) -> None:
+        """The shared-memory slots a `tcgen05.alloc` of this function writes, at an address
+        known on every path (call after settling), and that nothing else here writes.
+        Warp-specialised kernels allocate in one warp and read the address back in others after
+        a barrier, on paths the allocation is not on: whatever path reads such a slot, what it
+        holds is the allocation's address (lane 0). ``state.slots`` still says which slots an
+        allocation may have written on the path, for the allocations at other addresses."""
+        allocated: set[str] = set()
+        written: set[str] = set()
+        for instruction in instructions:
+            base = instruction.opcode.base
+            if base != "tcgen05" and base not in _MEMORY_WRITES:
+                continue
+            target = next((operand for operand in instruction.operands if type(operand) is Address), None)
+            slot = self._address(target, _EMPTY) if target is not None else None
+            if type(slot) is not SharedAddress:
+                continue
+            if operation(base, instruction.opcode.modifiers) == "alloc":
+                allocated.add(slot.key)
+            elif base != "tcgen05":
+                written.add(slot.key)
+        self._allocation_slots = frozenset(allocated - written)
+
+    # -- queries
 
     def value_of(self, operand: Operand | None, state: ValueState) -> Value:
         """The abstract value of a source operand (an absent register is ``None``)."""
@@ -86,7 +133,7 @@ class WarpEvaluator:
         kind = type(operand)
         if kind is Register:
             name = operand.name  # type: ignore[union-attr]
-            return self.settled[name] if name in self.settled else state.registers.get(name)
+            return self._settled[name] if name in self._settled else state.registers.get(name)
         if kind is Immediate:
             value = operand.value  # type: ignore[union-attr]
             return wrap(value, 64) if type(value) is int else None
@@ -107,8 +154,31 @@ class WarpEvaluator:
         value = self.value_of(predicate, state)
         if value is None or value is VARYING or type(value) is ThreadFunction:
             return None
-        entries = per_warp(value, self.warp_index)
+        entries = per_warp(value, self._warp_index)
         return tuple(entry if type(entry) is bool else None for entry in entries)
+
+    def evaluate(self, instruction: Instruction, state: ValueState) -> list[tuple[str, Value]]:
+        """(destination register, value) pairs the instruction writes."""
+        destinations = [
+            operand.name for operand in _flatten(instruction.destinations) if type(operand) is Register
+        ]
+        opcode = instruction.opcode
+        first = opcode.modifiers[0] if opcode.modifiers else ""
+        if opcode.base in _VARYING_BASES or (opcode.base, first) in _VARYING_OPERATIONS:
+            return [(name, VARYING) for name in destinations]
+        if opcode.base == "ld":
+            return [(name, self._load(instruction, state)) for name in destinations[:1]] + [
+                (name, VARYING) for name in destinations[1:]
+            ]
+        if opcode.base == "shfl":
+            return self._shuffle(instruction, state, destinations)
+        sources = [self.value_of(operand, state) for operand in instruction.sources]
+        if opcode.base == "setp" and len(destinations) >= 1:
+            return self._set_predicate(instruction, sources, destinations)
+        value = self._operate(instruction, sources)
+        if value is _UNMODELLED:
+            value = VARYING if any(_tracked(source) for source in sources) else None
+        return [(destinations[0], value)] + [(name, VARYING) for name in destinations[1:]] if destinations else []
 
     # -- internals
 
@@ -136,41 +206,18 @@ class WarpEvaluator:
         known = self._specials.get(name)
         if known is not None:
             return known
-        if name == "%tid.x" and self.tid_x_is_linear:
+        if name == "%tid.x" and self._tid_x_is_linear:
             return THREAD_INDEX
         if name.startswith(_THREAD_VARYING_SPECIALS):
             return VARYING
         return None
-
-    def _evaluate(self, instruction: Instruction, state: ValueState) -> list[tuple[str, Value]]:
-        """(destination register, value) pairs the instruction writes."""
-        destinations = [
-            operand.name for operand in _flatten(instruction.destinations) if type(operand) is Register
-        ]
-        opcode = instruction.opcode
-        first = opcode.modifiers[0] if opcode.modifiers else ""
-        if opcode.base in _VARYING_BASES or (opcode.base, first) in _VARYING_OPERATIONS:
-            return [(name, VARYING) for name in destinations]
-        if opcode.base == "ld":
-            return [(name, self._load(instruction, state)) for name in destinations[:1]] + [
-                (name, VARYING) for name in destinations[1:]
-            ]
-        if opcode.base == "shfl":
-            return self._shuffle(instruction, state, destinations)
-        sources = [self.value_of(operand, state) for operand in instruction.sources]
-        if opcode.base == "setp" and len(destinations) >= 1:
-            return self._set_predicate(instruction, sources, destinations)
-        value = self._operate(instruction, sources)
-        if value is _UNMODELLED:
-            value = VARYING if any(_tracked(source) for source in sources) else None
-        return [(destinations[0], value)] + [(name, VARYING) for name in destinations[1:]] if destinations else []
 
     def _load(self, instruction: Instruction, state: ValueState) -> Value:
         """`ld.shared` of the slot `tcgen05.alloc` wrote (on this path, or anywhere when the
         slot holds nothing else) gives the allocation's TMEM address."""
         sources = instruction.sources
         address = self._address(sources[0], state) if sources and type(sources[0]) is Address else VARYING
-        if type(address) is SharedAddress and (address.key in state.slots or address.key in self.allocation_slots):
+        if type(address) is SharedAddress and (address.key in state.slots or address.key in self._allocation_slots):
             return TensorAddress(address.key, 0, 0)
         return VARYING if _tracked(address) else None
 
@@ -209,7 +256,7 @@ class WarpEvaluator:
         function, constant = (sources[0], sources[1]) if thread_first else (sources[1], sources[0])  # type: ignore[assignment]  # one is
         if type(constant) is not int or type(constant) is bool:
             return VARYING
-        return _compared_per_warp(function, constant, relation, signed, bits, thread_first, self.warp_count, self.thread_count)
+        return _compared_per_warp(function, constant, relation, signed, bits, thread_first, self._warp_count, self._thread_count)
 
     def _collapse(self, function: ThreadFunction) -> Value:
         """The per-warp value of ``function`` when each warp's lanes agree, else the function."""
@@ -217,9 +264,9 @@ class WarpEvaluator:
         if field is not None and field.low >= _WARP_BITS:
             # Only warp bits of the thread index: the field's value in a warp's first lane is
             # every lane's.
-            entries: tuple[Entry, ...] | None = tuple(field.at(warp * WARP_SIZE) for warp in self.warp_index)
+            entries: tuple[Entry, ...] | None = tuple(field.at(warp * WARP_SIZE) for warp in self._warp_index)
         else:
-            entries = _entries_per_warp(function, self.warp_count, self.thread_count)
+            entries = _entries_per_warp(function, self._warp_count, self._thread_count)
         return function if entries is None else normalise(entries)
 
     def _operate(self, instruction: Instruction, sources: list[Value]) -> Value:
@@ -317,7 +364,7 @@ class WarpEvaluator:
             arguments = [OPAQUE if value is None else value for value in values]
             result = function(*arguments)
             return None if result is OPAQUE else result  # type: ignore[return-value]  # not OPAQUE
-        columns = [value if type(value) is tuple else (OPAQUE if value is None else value,) * self.warp_count for value in values]
+        columns = [value if type(value) is tuple else (OPAQUE if value is None else value,) * self._warp_count for value in values]
         results: list[Entry] = []
         for arguments in zip(*columns):
             if any(argument is None for argument in arguments):
