@@ -46,7 +46,6 @@ class DataTransfer:
         self._private_local = static.private_local
         self._liveness = inputs.liveness
         self._key_bits = static.key_bits
-        self._source_keys = static.source_keys
         self._parameters = parameters
         # The side table: registers written once, by key, raised to the control they were
         # written under; the same before the raise (what a callee sees: it is analysed relative
@@ -244,10 +243,7 @@ class DataTransfer:
         return self.operand_value(predicate, instruction, state)
 
     def _register_value(self, register: ir.Register, instruction: ir.Instruction, state: State) -> Value:
-        return self._key_value(self._names.key(register.name, instruction.scope), register, state)
-
-    def _key_value(self, key: str, register: ir.Register, state: State) -> Value:
-        """The value of ``register``, whose key is ``key``."""
+        key = self._names.key(register.name, instruction.scope)
         if key in self._names.written_more_than_once:
             return state.values.get(key, UNIFORM)
         readers = self._readers.get(key)
@@ -344,26 +340,8 @@ class DataTransfer:
         group_bits = (row & -row).bit_length() - 1
         return Value(self._lanes.level_of_group_bits(group_bits), None, origin)
 
-    def source_values(self, index: int, instruction: ir.Instruction, state: State) -> list[Value]:
-        """The value of each source operand of instruction ``index``, by position."""
-        keys = self._source_keys.get(index)
-        sources = instruction.sources
-        if keys is None:
-            return [self.operand_value(operand, instruction, state) for operand in sources]
-        key_value = self._key_value
-        operand_value = self.operand_value
-        return [
-            operand_value(operand, instruction, state) if key is None else key_value(key, operand, state)  # type: ignore[arg-type]  # a register
-            for key, operand in zip(keys, sources)
-        ]
-
-    def sources_value(self, index: int, instruction: ir.Instruction, state: State) -> Value:
-        return joined_sources(self.source_values(index, instruction, state))
-
-
-def joined_sources(values: Sequence[Value]) -> Value:
-    """The join of an instruction's source values, without the thread-index bits."""
-    value = UNIFORM
-    for element in values:
-        value = join(value, element)
-    return without_bits(value)
+    def sources_value(self, instruction: ir.Instruction, state: State) -> Value:
+        value = UNIFORM
+        for operand in instruction.sources:
+            value = join(value, self.operand_value(operand, instruction, state))
+        return without_bits(value)

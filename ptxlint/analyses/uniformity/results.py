@@ -14,7 +14,7 @@ from typing import Sequence
 from ptxlint import ir
 from ptxlint.analyses.threads.tid_fields import Level, TidSet
 from ptxlint.analyses.uniformity.calls import Parameters
-from ptxlint.analyses.uniformity.data import DataTransfer, joined_sources
+from ptxlint.analyses.uniformity.data import DataTransfer
 from ptxlint.analyses.uniformity.inputs import FunctionInputs
 from ptxlint.analyses.uniformity.lattice import (
     ELECTED,
@@ -72,15 +72,15 @@ class ResultValues:
     def value(self, kind: int, index: int, instruction: ir.Instruction, state: State) -> Value:
         """The value an instruction writes to each of its destinations."""
         if kind == ARITHMETIC:
-            return self._arithmetic(index, instruction, state)
+            return self._arithmetic(instruction, state)
         if kind == SOURCES:
-            return self._data.sources_value(index, instruction, state)
+            return self._data.sources_value(instruction, state)
         if kind == SELECT:
             return self._select(index, instruction, state)
         if kind == LOAD:
             return self._load(index, instruction, state)
         if kind == SETP:
-            return self._compare(index, instruction, state)
+            return self._compare(instruction, state)
         if kind == VARYING:
             known = self._lane_results.get(index)
             if known is None:
@@ -94,25 +94,25 @@ class ResultValues:
             return with_level(Level.CTA if barrier is None or barrier.whole_cta else Level.WARP, None)
         if kind == PREDICATE:
             if self._space is not None:
-                return self._predicate_logic(index, instruction.opcode.base, instruction, state)
+                return self._predicate_logic(instruction.opcode.base, instruction, state)
             if instruction.opcode.base in LANE_ARITHMETIC:
-                return self._arithmetic(index, instruction, state)
-        return self._data.sources_value(index, instruction, state)
+                return self._arithmetic(instruction, state)
+        return self._data.sources_value(instruction, state)
 
     def _select(self, index: int, instruction: ir.Instruction, state: State) -> Value:
         """`selp d, a, b, c` / `slct d, a, b, c`: ``a`` or ``b`` by ``c``. When the choice varies
         more than the values chosen from (an allocated address for one thread, 0 for the others),
         the selection is what made the result vary: it is the origin the user must see, rather
         than whatever made ``c`` vary further back."""
-        values = self._data.source_values(index, instruction, state)
-        value = joined_sources(values)
-        if value.level == Level.CTA or len(values) != 3:
+        value = self._data.sources_value(instruction, state)
+        sources = instruction.sources
+        if value.level == Level.CTA or len(sources) != 3:
             return value
-        chosen = join(values[0], values[1])
+        chosen = join(self._data.operand_value(sources[0], instruction, state), self._data.operand_value(sources[1], instruction, state))
         if chosen.level >= value.level:
             return value
-        condition = instruction.sources[2]
-        decided_by = values[2].origin
+        condition = sources[2]
+        decided_by = self._data.operand_value(condition, instruction, state).origin
         if decided_by is not None and decided_by.message == ELECTED:
             # `selp d, 1, 0, p` of an elected `p` (CUTLASS's elect_one_sync): the election is the
             # cause a reader recognises, not the selection that copies it.
@@ -162,7 +162,7 @@ class ResultValues:
         destination = destinations[0] if destinations else None
         registers = ir.registers_in(destination) if destination is not None else ()
         if len(sources) < 4 or not registers:
-            return [(register, self._data.sources_value(index, instruction, state)) for register in registers]
+            return [(register, self._data.sources_value(instruction, state)) for register in registers]
         data, lane, clamp, membermask = sources[:4]
         data_value = self._data.operand_value(data, instruction, state)
         full = self._data.constant_operand(membermask, instruction, state) in _FULL_MASKS
@@ -206,7 +206,7 @@ class ResultValues:
                 stored = UNIFORM
             return without_bits(join(stored, self._data.operand_value(address, instruction, state)))
         if address is None:
-            return self._data.sources_value(index, instruction, state)
+            return self._data.sources_value(instruction, state)
         if any(modifier.startswith("param") for modifier in modifiers) and type(address.base) is ir.Symbol:
             name = address.base.name
             parameter = self._parameters.loaded(name, address.base.span)
@@ -221,37 +221,38 @@ class ResultValues:
 
     # --- the thread-index arithmetic (``thread_index.py``), on operand values
 
-    def _arithmetic(self, index: int, instruction: ir.Instruction, state: State) -> Value:
-        values = self._data.source_values(index, instruction, state)
-        if not values or not integer_only(instruction.opcode):
-            return joined_sources(values)
+    def _arithmetic(self, instruction: ir.Instruction, state: State) -> Value:
+        sources = instruction.sources
+        if not sources or not integer_only(instruction.opcode):
+            return self._data.sources_value(instruction, state)
+        values = [self._data.operand_value(operand, instruction, state) for operand in sources]
         return self._thread_index.arithmetic(instruction.opcode, values)
 
-    def _predicate_logic(self, index: int, base: str, instruction: ir.Instruction, state: State) -> Value:
+    def _predicate_logic(self, base: str, instruction: ir.Instruction, state: State) -> Value:
         """`mov`/`not`/`and`/`or`/`xor` of predicates keep exact `%tid.x` sets."""
-        values = self._data.source_values(index, instruction, state)
-        fallback = joined_sources(values)
-        if fallback.level == Level.CTA or not values or len(values) > 2:
+        fallback = self._data.sources_value(instruction, state)
+        sources = instruction.sources
+        if fallback.level == Level.CTA or not sources or len(sources) > 2:
             return fallback
         masks = []
-        for value in values:
+        for operand in sources:
+            value = self._data.operand_value(operand, instruction, state)
             if type(value.bits) is not TidSet:
                 return fallback
             masks.append(value.bits.mask)
         return self._thread_index.predicate_logic(base, masks, fallback)
 
-    def _compare(self, index: int, instruction: ir.Instruction, state: State) -> Value:
+    def _compare(self, instruction: ir.Instruction, state: State) -> Value:
         """`setp.cmp p, a, b`: see ``thread_index.ThreadIndexArithmetic.compare``."""
-        values = self._data.source_values(index, instruction, state)
-        fallback = joined_sources(values)
-        if fallback.level == Level.CTA or len(values) != 2:
+        fallback = self._data.sources_value(instruction, state)
+        sources = instruction.sources
+        if fallback.level == Level.CTA or len(sources) != 2:
             return fallback
-        left, right = instruction.sources
-        value, right_value = values
+        left, right = sources
         swapped = type(left) is ir.Immediate and type(right) is not ir.Immediate
         if swapped:
             left, right = right, left
-            value, right_value = right_value, value
-        constant = self._data.constant_operand(right, instruction, state) if type(right) is ir.Immediate else constant_of(right_value)
+        constant = self._data.constant_operand(right, instruction, state)
+        value = self._data.operand_value(left, instruction, state)
         exact = len(instruction.destinations) == 1
         return self._thread_index.compare(instruction.opcode.modifiers, value, constant, swapped, fallback, exact)

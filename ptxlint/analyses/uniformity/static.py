@@ -52,9 +52,6 @@ class StaticFacts:
     invariant: InvariantRegisters
     liveness: Liveness
     key_bits: dict[str, int]
-    # Per visited instruction whose result is read: per source operand, the key of the register
-    # it is (None: not a plain register), so the transfer resolves no names.
-    source_keys: dict[int, tuple[str | None, ...]]
     recorded_blocks: frozenset[int]  # the blocks holding facts to record
     # Per recorded block, its visited instructions up to the last whose facts are recorded (a
     # collective, a call, a `.param` store): what the replay after the fixed point transfers.
@@ -116,19 +113,8 @@ def prepare_static(
     # An instruction whose result nobody reads writes nothing (``defined`` stays None).
     unvisited: WritePlan = (SOURCES, None)  # never read
     plans: list[WritePlan] = [unvisited] * len(instructions)
-    source_keys: dict[int, tuple[str | None, ...]] = {}
-    register = ir.Register
     for index in visited:
-        if index in valued:
-            plans[index] = write_plan(kinds[index], written.get(index, ()), names)
-            instruction = instructions[index]
-            scope = instruction.scope
-            source_keys[index] = tuple(
-                key(operand.name, scope) if type(operand) is register else None
-                for operand in instruction.sources
-            )
-        else:
-            plans[index] = (kinds[index], None)
+        plans[index] = write_plan(kinds[index], written.get(index, ()), names) if index in valued else (kinds[index], None)
     ending_at: dict[int, set[int]] = {}
     for info in branches.values():
         if info.post_dominator is not None:
@@ -144,7 +130,7 @@ def prepare_static(
     }
     return StaticFacts(
         names, branches, ending_at, plans, private_local, correlated, visited_by_block, invariant, liveness, key_bits,
-        source_keys, recorded_blocks, replayed, solved_blocks,
+        recorded_blocks, replayed, solved_blocks,
     )
 
 
