@@ -62,6 +62,7 @@ class DataTransfer:
         # ``lower_raised``).
         self._raised: dict[int, dict[str, Value]] = {}
         self._specials: dict[int, tuple[ir.SpecialRegister, Value]] = {}
+        self._immediates: dict[int, Value] = {}
 
     # --- writes
 
@@ -279,6 +280,11 @@ class DataTransfer:
             return self._register_value(operand, instruction, state)  # type: ignore[arg-type]
         if kind is ir.Immediate:
             value = operand.value  # type: ignore[union-attr]
+            if type(value) is int:  # one value per constant: compare loops read the same ones over and over
+                known = self._immediates.get(value)
+                if known is None:
+                    known = self._immediates[value] = Value(Level.CTA, Constant(value))
+                return known
             return Value(Level.CTA, Constant(value)) if isinstance(value, int) else UNIFORM
         if kind is ir.Symbol or kind is ir.Sink:
             return UNIFORM
