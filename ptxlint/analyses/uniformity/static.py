@@ -100,13 +100,19 @@ def prepare_static(
     # plans and the value numbering all read them.
     key = registers.key
     written: dict[int, tuple[str, ...]] = {}
+    register = ir.Register
     for index in visited:
         instruction = instructions[index]
-        if instruction.destination_count:
+        count = instruction.destination_count
+        if count:
             scope = instruction.scope
-            written[index] = tuple(
-                key(register.name, scope) for operand in instruction.destinations for register in ir.registers_in(operand)
-            )
+            first = instruction.operands[0]
+            if count == 1 and type(first) is register:  # the common case: one plain register
+                written[index] = (key(first.name, scope),)
+            else:
+                written[index] = tuple(
+                    key(found.name, scope) for operand in instruction.destinations for found in ir.registers_in(operand)
+                )
     names = RegisterNames(registers, written)
     # Per visited instruction: how its result is computed and the keys of the registers it
     # writes (with whether each is flow-sensitive), so the transfer does no name lookups.
