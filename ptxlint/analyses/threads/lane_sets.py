@@ -118,12 +118,18 @@ class ThreadSpace:
         if known is not None and known[0] is threads:
             return known[1]
         origin = (branch << 1 | taken) << _ORIGIN_SHIFT
-        result = tuple(
-            alternatives
-            if alternatives == _NOTHING
-            else frozenset((a | _SOME | origin if not a & _SOME else (a & _FULL_WARP) | _SOME) if a else 0 for a in alternatives)
-            for alternatives in threads
-        )
+        parts: dict[frozenset[int], frozenset[int]] = {}  # per distinct alternatives of a warp
+        result_list = []
+        for alternatives in threads:
+            part = parts.get(alternatives)
+            if part is None:
+                part = parts[alternatives] = (
+                    alternatives
+                    if alternatives == _NOTHING
+                    else frozenset((a | _SOME | origin if not a & _SOME else (a & _FULL_WARP) | _SOME) if a else 0 for a in alternatives)
+                )
+            result_list.append(part)
+        result = tuple(result_list)
         self._remember(key, (threads, result))
         return result
 
