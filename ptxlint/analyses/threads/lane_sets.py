@@ -84,10 +84,22 @@ class ThreadSpace:
         if threads is None:
             return None
         lanes = self.split(mask)
-        return tuple(
-            alternatives if lanes[warp] == self.full[warp] else frozenset(_narrowed(a, lanes[warp]) for a in alternatives)
-            for warp, alternatives in enumerate(threads)
-        )
+        full = self.full
+        # Warps mostly share their alternatives and lanes (a 1024-thread CTA has 32 alike):
+        # narrow each distinct pair once.
+        narrowed: dict[tuple[frozenset[int], int], frozenset[int]] = {}
+        restricted = []
+        for warp, alternatives in enumerate(threads):
+            warp_lanes = lanes[warp]
+            if warp_lanes == full[warp]:
+                restricted.append(alternatives)
+                continue
+            pair = (alternatives, warp_lanes)
+            known = narrowed.get(pair)
+            if known is None:
+                known = narrowed[pair] = frozenset(_narrowed(a, warp_lanes) for a in alternatives)
+            restricted.append(known)
+        return tuple(restricted)
 
     def maybe_none(self, threads: Threads | None) -> Threads | None:
         """After a warp-uniform choice: each warp's lanes all, or none of them, go on."""
@@ -106,12 +118,18 @@ class ThreadSpace:
         if known is not None and known[0] is threads:
             return known[1]
         origin = (branch << 1 | taken) << _ORIGIN_SHIFT
-        result = tuple(
-            alternatives
-            if alternatives == _NOTHING
-            else frozenset((a | _SOME | origin if not a & _SOME else (a & _FULL_WARP) | _SOME) if a else 0 for a in alternatives)
-            for alternatives in threads
-        )
+        parts: dict[frozenset[int], frozenset[int]] = {}  # per distinct alternatives of a warp
+        result_list = []
+        for alternatives in threads:
+            part = parts.get(alternatives)
+            if part is None:
+                part = parts[alternatives] = (
+                    alternatives
+                    if alternatives == _NOTHING
+                    else frozenset((a | _SOME | origin if not a & _SOME else (a & _FULL_WARP) | _SOME) if a else 0 for a in alternatives)
+                )
+            result_list.append(part)
+        result = tuple(result_list)
         self._remember(key, (threads, result))
         return result
 
@@ -125,12 +143,19 @@ class ThreadSpace:
         known = self._memo.get(key)
         if known is not None and known[0] is threads and known[1] is included:
             return known[2]
-        sharpened = tuple(
-            alternatives
-            if known == _NOTHING or not any(a & _SOME for a in alternatives)
-            else frozenset(_at_least(a, b) for a in alternatives for b in known)
-            for alternatives, known in zip(threads, included)
-        )
+        sharpened_pairs: dict[tuple[frozenset[int], frozenset[int]], frozenset[int]] = {}  # per distinct pair of warps' alternatives
+        sharpened_list = []
+        for alternatives, arrived in zip(threads, included):
+            pair = (alternatives, arrived)
+            warp_result = sharpened_pairs.get(pair)
+            if warp_result is None:
+                warp_result = sharpened_pairs[pair] = (
+                    alternatives
+                    if arrived == _NOTHING or not any(a & _SOME for a in alternatives)
+                    else frozenset(_at_least(a, b) for a in alternatives for b in arrived)
+                )
+            sharpened_list.append(warp_result)
+        sharpened = tuple(sharpened_list)
         result = threads if sharpened == threads else sharpened
         self._remember(key, (threads, included, result))
         return result
@@ -157,6 +182,9 @@ class ThreadSpace:
 
     def _join(self, first: Threads, second: Threads) -> Threads | None:
         merged: list[frozenset[int]] = []
+        # Warps mostly share their alternatives on both sides (a 1024-thread CTA has 32 alike):
+        # each distinct pair is joined once, not once per warp.
+        joined: dict[tuple[frozenset[int], frozenset[int]], frozenset[int]] = {}
         for left, right in zip(first, second):
             if left == right or right == _NOTHING:
                 merged.append(left)
@@ -164,11 +192,15 @@ class ThreadSpace:
             if left == _NOTHING:
                 merged.append(right)
                 continue
-            alternatives = frozenset(_union(a, b) for a in left for b in right)
-            if len(alternatives) > 2:
-                alternatives = _fold_parts(alternatives)
-            if len(alternatives) > _MAX_ALTERNATIVES:
-                return None
+            pair = (left, right)
+            alternatives = joined.get(pair)
+            if alternatives is None:
+                alternatives = frozenset(_union(a, b) for a in left for b in right)
+                if len(alternatives) > 2:
+                    alternatives = _fold_parts(alternatives)
+                if len(alternatives) > _MAX_ALTERNATIVES:
+                    return None
+                joined[pair] = alternatives
             merged.append(alternatives)
         return tuple(merged)
 

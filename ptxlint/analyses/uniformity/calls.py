@@ -90,7 +90,7 @@ class CallSites:
         data = self._data
         data_value = data.data_value(instruction.operands[1], instruction, state)
         value = data.operand_value(instruction.operands[1], instruction, state)
-        if execution is not None:
+        if execution is not None and value.level < execution.level:  # else the raise changes nothing
             value = at_least(value, execution.level, control_origin(execution))
         name = target.base.name
         if recording:
@@ -100,7 +100,8 @@ class CallSites:
         key = "param:" + name
         if target.offset:  # a later field of an aggregate: a weak update
             value = join(state.values.get(key, UNIFORM), value)
-        if state.values.get(key) == value:
+        current = state.values.get(key)
+        if current is value or current == value:
             return state
         values = dict(state.values)
         values[key] = value

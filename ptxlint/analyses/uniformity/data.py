@@ -42,6 +42,9 @@ class DataTransfer:
         self._lanes = inputs.lanes
         self._space = inputs.space
         self._names = static.names
+        # Read on every register operand: kept at hand.
+        self._key = static.names.key
+        self._state_keys = static.names.written_more_than_once
         self._invariant = static.invariant
         self._private_local = static.private_local
         self._liveness = inputs.liveness
@@ -62,6 +65,7 @@ class DataTransfer:
         # ``lower_raised``).
         self._raised: dict[int, dict[str, Value]] = {}
         self._specials: dict[int, tuple[ir.SpecialRegister, Value]] = {}
+        self._immediates: dict[int, Value] = {}
 
     # --- writes
 
@@ -89,7 +93,7 @@ class DataTransfer:
             if previous is written:
                 return state
             merged = written if previous is None else join(previous, written)
-            if merged != previous:
+            if merged is not previous and merged != previous:  # a join that changes nothing returns its first value
                 single[key] = merged
                 readers = self._readers.get(key)
                 if readers is not None:  # someone used the smaller value: make the solver look again
@@ -126,7 +130,8 @@ class DataTransfer:
                         raised.pop(key, None)
                 if guarded:  # threads whose guard is false keep the old value
                     value = join(values.get(key, UNIFORM), value)
-                if values.get(key) != value:
+                current = values.get(key)
+                if current is not value and current != value:
                     if values is state.values:
                         values = dict(values)
                     values[key] = value
@@ -138,7 +143,7 @@ class DataTransfer:
             if previous is value:
                 continue
             merged = value if previous is None else join(previous, value)
-            if merged != previous:
+            if merged is not previous and merged != previous:  # a join that changes nothing returns its first value
                 single[key] = merged
                 readers = self._readers.get(key)
                 if readers is not None:  # someone used the smaller value: make the solver look again
@@ -243,8 +248,8 @@ class DataTransfer:
         return self.operand_value(predicate, instruction, state)
 
     def _register_value(self, register: ir.Register, instruction: ir.Instruction, state: State) -> Value:
-        key = self._names.key(register.name, instruction.scope)
-        if key in self._names.written_more_than_once:
+        key = self._key(register.name, instruction.scope)
+        if key in self._state_keys:
             return state.values.get(key, UNIFORM)
         readers = self._readers.get(key)
         if readers is None:
@@ -267,7 +272,7 @@ class DataTransfer:
         """An operand's value without the raise to the control it was written under (registers
         written once; others as they are)."""
         if type(operand) is ir.Register:
-            key = self._names.key(operand.name, instruction.scope)
+            key = self._key(operand.name, instruction.scope)
             data_value = self._single_data.get(key)
             if data_value is not None:
                 return data_value
@@ -279,6 +284,11 @@ class DataTransfer:
             return self._register_value(operand, instruction, state)  # type: ignore[arg-type]
         if kind is ir.Immediate:
             value = operand.value  # type: ignore[union-attr]
+            if type(value) is int:  # one value per constant: compare loops read the same ones over and over
+                known = self._immediates.get(value)
+                if known is None:
+                    known = self._immediates[value] = Value(Level.CTA, Constant(value))
+                return known
             return Value(Level.CTA, Constant(value)) if isinstance(value, int) else UNIFORM
         if kind is ir.Symbol or kind is ir.Sink:
             return UNIFORM
@@ -342,6 +352,12 @@ class DataTransfer:
 
     def sources_value(self, instruction: ir.Instruction, state: State) -> Value:
         value = UNIFORM
-        for operand in instruction.sources:
-            value = join(value, self.operand_value(operand, instruction, state))
+        operands = instruction.operands
+        register = ir.Register
+        for position in range(instruction.destination_count, len(operands)):  # the sources, unsliced
+            operand = operands[position]
+            if type(operand) is register:
+                value = join(value, self._register_value(operand, instruction, state))
+            else:
+                value = join(value, self.operand_value(operand, instruction, state))
         return without_bits(value)

@@ -64,7 +64,7 @@ class FactRecorder:
             and all(key in self._invariant for key, _ in keys)
         )
         for value in results:
-            if execution is not None and not steady:
+            if execution is not None and not steady and value.level < execution.level:
                 value = at_least(value, execution.level, control_origin(execution))
             defined = value if defined is None else join(defined, value)
         operands: dict[int, Value] = {}

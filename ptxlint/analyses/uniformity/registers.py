@@ -4,7 +4,7 @@ registers every write of which computes one CTA-invariant value (value numbering
 
 from __future__ import annotations
 
-from typing import Callable, Sequence, cast
+from typing import Callable, Mapping, cast
 
 from ptxlint import ir
 from ptxlint.analyses.registers import Registers
@@ -20,20 +20,16 @@ class RegisterNames:
     pass), split into those written once by the instructions it visits (kept in a side table)
     and those written more than once (kept in the state)."""
 
-    def __init__(self, registers: Registers, visited: Sequence[int]) -> None:
+    def __init__(self, registers: Registers, written: Mapping[int, tuple[str, ...]]) -> None:
+        """``written``: per visited instruction, the keys it writes."""
         self.key: Callable[[str, int], str] = registers.key
         self.register_parameters = registers.register_parameters
         # Every writer of a register a visited instruction reads is visited too, so counting
         # the visited writers is exact for every register the analysis looks at.
         counts: dict[str, int] = {}
-        key = registers.key
-        instructions = registers.instructions
-        for index in visited:
-            instruction = instructions[index]
-            for operand in instruction.destinations:
-                for register in ir.registers_in(operand):
-                    written = key(register.name, instruction.scope)
-                    counts[written] = counts.get(written, 0) + 1
+        for keys in written.values():
+            for key in keys:
+                counts[key] = counts.get(key, 0) + 1
         self.written_more_than_once = frozenset(written for written, count in counts.items() if count > 1)
 
 
@@ -60,9 +56,9 @@ class InvariantRegisters:
 
     _MAX_DEPTH = 64  # registers followed through one expression before giving up (not invariant)
 
-    def __init__(self, function: ir.Function, visited: Sequence[int], names: RegisterNames) -> None:
+    def __init__(self, function: ir.Function, written: Mapping[int, tuple[str, ...]], names: RegisterNames) -> None:
         self._function = function
-        self._visited = visited
+        self._written = written
         self._names = names
         self._kernel_parameters = (
             frozenset(parameter.name for parameter in function.parameters) if function.is_kernel else frozenset()
@@ -104,15 +100,9 @@ class InvariantRegisters:
         (every writer of a register a visited instruction reads is visited)."""
         if self._writes is None:
             writes: dict[str, list[tuple[int, int]]] = {}
-            instructions = self._function.instructions
-            key = self._names.key
-            for index in self._visited:
-                instruction = instructions[index]
-                position = 0
-                for operand in instruction.destinations:
-                    for register in ir.registers_in(operand):
-                        writes.setdefault(key(register.name, instruction.scope), []).append((index, position))
-                        position += 1
+            for index, keys in self._written.items():
+                for position, key in enumerate(keys):
+                    writes.setdefault(key, []).append((index, position))
             self._writes = writes
         return self._writes
 

@@ -96,20 +96,37 @@ def prepare_static(
         )
         visited = sorted(relevant)
     visited_by_block = indices_by_block(graph, visited)
-    names = RegisterNames(registers, visited)
+    # The keys each visited instruction writes, resolved once: the counts of writes, the write
+    # plans and the value numbering all read them.
+    key = registers.key
+    written: dict[int, tuple[str, ...]] = {}
+    register = ir.Register
+    for index in visited:
+        instruction = instructions[index]
+        count = instruction.destination_count
+        if count:
+            scope = instruction.scope
+            first = instruction.operands[0]
+            if count == 1 and type(first) is register:  # the common case: one plain register
+                written[index] = (key(first.name, scope),)
+            else:
+                written[index] = tuple(
+                    key(found.name, scope) for operand in instruction.destinations for found in ir.registers_in(operand)
+                )
+    names = RegisterNames(registers, written)
     # Per visited instruction: how its result is computed and the keys of the registers it
     # writes (with whether each is flow-sensitive), so the transfer does no name lookups.
     # An instruction whose result nobody reads writes nothing (``defined`` stays None).
     unvisited: WritePlan = (SOURCES, None)  # never read
     plans: list[WritePlan] = [unvisited] * len(instructions)
     for index in visited:
-        plans[index] = write_plan(instructions[index], kinds[index], names) if index in valued else (kinds[index], None)
+        plans[index] = write_plan(kinds[index], written.get(index, ()), names) if index in valued else (kinds[index], None)
     ending_at: dict[int, set[int]] = {}
     for info in branches.values():
         if info.post_dominator is not None:
             ending_at.setdefault(info.post_dominator, set()).add(info.block)
     correlated = correlated_branches(function, graph, names, branches, visited)
-    invariant = InvariantRegisters(function, visited, names)
+    invariant = InvariantRegisters(function, written, names)
     # Which of the registers the state holds (those written more than once) each block may
     # still read, and each one's bit.
     liveness = live_in(graph, registers, sorted(names.written_more_than_once))
@@ -258,16 +275,13 @@ def instruction_kind(opcode: ir.Opcode) -> int:
     return kind
 
 
-def write_plan(instruction: ir.Instruction, kind: int, names: RegisterNames) -> WritePlan:
-    if not instruction.destination_count or kind in (ELECT, SHUFFLE, CALL, EXIT):
+def write_plan(kind: int, written: tuple[str, ...], names: RegisterNames) -> WritePlan:
+    """``kind`` with the keys ``written`` (what the instruction writes), each with whether the
+    state holds it."""
+    if not written or kind in (ELECT, SHUFFLE, CALL, EXIT):
         return kind, ()
     sensitive = names.written_more_than_once
-    keys = []
-    for operand in instruction.destinations:
-        for register in ir.registers_in(operand):
-            key = names.key(register.name, instruction.scope)
-            keys.append((key, key in sensitive or key.startswith("param:")))
-    return kind, tuple(keys)
+    return kind, tuple((key, key in sensitive or key.startswith("param:")) for key in written)
 
 
 def fresh_register_index(function: ir.Function) -> Registers:

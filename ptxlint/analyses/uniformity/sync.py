@@ -38,17 +38,29 @@ class SyncDependence:
         self._ending_at = static.ending_at
         self._correlated = static.correlated
         self._data = data
+        # Per edge target: the last control seen entering it, and what of it remains.
+        self._reconverging: dict[int, tuple[Control, Control]] = {}
         # (branch, the edges infeasible meanwhile) → (those edges, the post-dominator without them)
         self._correlated_endings: dict[tuple[int, tuple[tuple[int, int], ...]], tuple[frozenset[tuple[int, int]], int | None]] = {}
 
     def remaining(self, control: Control, source: int, target: int) -> Control:
         """The entries of ``control`` (the enclosing divergent branches) whose threads are still
         split on the edge ``source → target``: the others reconverge on it."""
-        ending = self._ending_at.get(target)
-        if ending and control and any(entry[0] in ending for entry in control):
-            control = tuple(entry for entry in control if entry[0] not in ending)
-        if control and control[0][0] == _SUMMARY and target == self._summary_ending:
-            control = control[1:]
+        if not control:
+            return control
+        # What reconverges at ``target`` depends on the control alone; the solver brings the
+        # same control tuple along an edge again and again (only values changed): answer it once.
+        known = self._reconverging.get(target)
+        if known is not None and known[0] is control:
+            control = known[1]
+        else:
+            entering = control
+            ending = self._ending_at.get(target)
+            if ending and any(entry[0] in ending for entry in control):
+                control = tuple(entry for entry in control if entry[0] not in ending)
+            if control and control[0][0] == _SUMMARY and target == self._summary_ending:
+                control = control[1:]
+            self._reconverging[target] = (entering, control)
         if control and self._correlated and any(entry[0] in self._correlated for entry in control):
             control = tuple(entry for entry in control if not self._reconverged(entry[0], source, target))
         return control
