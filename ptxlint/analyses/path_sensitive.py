@@ -100,10 +100,6 @@ class PathSensitiveAnalysis(Generic[Payload]):
         self._live_in = None if keep_every_fact else live_in(branches.values.cfg, names, branches.condition_registers.names)
         self._summaries: set[Payload] = set()  # payloads made by collapse (see _bounded)
 
-    def cfg(self) -> ControlFlowGraph:
-        """The control-flow graph the analysis runs on."""
-        return self._branches.values.cfg
-
     # -- the lattice
 
     def bottom(self) -> PathState[Payload]:
