@@ -13,7 +13,7 @@ that class from the edge: such a path is infeasible. How conditions are read and
 
 from __future__ import annotations
 
-from typing import Callable, Generic, Hashable, Iterable, Sequence, TypeVar
+from typing import Callable, Generic, Hashable, Iterable, Protocol, Sequence, TypeVar
 
 from ptxlint.analyses.threads.path_contexts import PathContext
 from ptxlint.analyses.registers import live_in
@@ -25,24 +25,72 @@ from ptxlint.ir import Guard, Instruction, Register
 # More path classes than this at one point collapse into one (a safety valve, never expected).
 MAX_CLASSES = 64
 
-Payload = TypeVar("Payload", bound=Hashable)  # what a subclass tracks per path class
+Payload = TypeVar("Payload", bound=Hashable)  # what a family of rules tracks per path class
 
 PathState = frozenset[tuple[Payload, PathContext]]  # one context per payload
 
 
-class PathSensitiveAnalysis(Generic[Payload]):
-    """The lattice and edge refinement shared by the tcgen05 analyses. Subclasses say how an
-    instruction changes a payload (:meth:`step`) and which instructions do
-    (:meth:`changing_instructions`)."""
+class PathPayloads(Protocol[Payload]):
+    """What a family of rules tracks on each path, and how instructions change it: the object
+    a :class:`PathSensitiveAnalysis` (and a :class:`Screen`) holds and asks."""
 
-    def __init__(self, branches: BranchTable, keep_every_fact: bool = False) -> None:
+    def initial_payload(self) -> Payload:
+        """The payload at the function's entry."""
+        ...
+
+    def changing_instructions(self) -> frozenset[int]:
+        """The indices of the instructions :meth:`step` may change a payload at."""
+        ...
+
+    def step(self, index: int, instruction: Instruction, payload: Payload) -> Payload:
+        """The payload after instruction ``index`` executes."""
+        ...
+
+    def observing_instructions(self) -> frozenset[int]:
+        """The indices of the instructions :meth:`observe` may change a payload at."""
+        ...
+
+    def observe(self, index: int, instruction: Instruction, payload: Payload) -> Payload:
+        """How merely executing an instruction changes a payload (reads of registers); applied
+        to every class, guarded or not."""
+        ...
+
+    def meeting_instructions(self) -> frozenset[int]:
+        """The indices of the instructions every path class meets at (see :meth:`meet`)."""
+        ...
+
+    def meet(self, payloads: Sequence[Payload]) -> Sequence[Payload] | None:
+        """The payloads of two or more path classes at a meeting instruction, each given what
+        the others tell it (in the same order); None: unchanged."""
+        ...
+
+    def collapse(self, payloads: Iterable[Payload]) -> Payload:
+        """One payload standing for many (used only past :data:`MAX_CLASSES`)."""
+        ...
+
+    def covers(self, summary: Payload, payload: Payload) -> bool:
+        """Whether a payload made by :meth:`collapse` already stands for ``payload``."""
+        ...
+
+
+class PathSensitiveAnalysis(Generic[Payload]):
+    """The lattice of path classes and its edge refinement, shared by the tcgen05 and
+    asynchronous analyses. The :class:`PathPayloads` it holds says how an instruction changes
+    a payload and which instructions do."""
+
+    def __init__(self, branches: BranchTable, payloads: PathPayloads[Payload], keep_every_fact: bool = False) -> None:
         """``keep_every_fact``: never drop facts that can no longer matter (slower, and the same
         result: what tests compare against)."""
-        self.branches = branches
-        self.warp_count = branches.warp_count
+        self._branches = branches
+        self._payloads = payloads
+        # The payload hooks, bound once: the transfer function calls them per class.
+        self._step = payloads.step
+        self._observe = payloads.observe
+        self._meet = payloads.meet
         self._defining = branches.defining
-        self._changing = self.changing_instructions()
-        self._observing = self.observing_instructions()
+        self._changing = payloads.changing_instructions()
+        self._observing = payloads.observing_instructions()
+        self._meeting = payloads.meeting_instructions()
         # Every other instruction leaves the state as it is (see :meth:`transfer`).
         visited = self._defining | self._changing | self._observing
         self._visited_by_block = indices_by_block(branches.values.cfg, visited)
@@ -52,42 +100,13 @@ class PathSensitiveAnalysis(Generic[Payload]):
         self._live_in = None if keep_every_fact else live_in(branches.values.cfg, names, branches.condition_registers.names)
         self._summaries: set[Payload] = set()  # payloads made by collapse (see _bounded)
 
-    # -- what subclasses provide
-
-    def initial_payload(self) -> Payload:
-        raise NotImplementedError
-
-    def changing_instructions(self) -> frozenset[int]:
-        """The indices of the instructions :meth:`step` may change a payload at."""
-        raise NotImplementedError
-
-    def step(self, index: int, instruction: Instruction, payload: Payload) -> Payload:
-        raise NotImplementedError
-
-    def observing_instructions(self) -> frozenset[int]:
-        """The indices of the instructions :meth:`observe` may change a payload at."""
-        return frozenset()
-
-    def observe(self, index: int, instruction: Instruction, payload: Payload) -> Payload:
-        """How merely executing an instruction changes a payload (reads of registers); applied
-        to every class, guarded or not."""
-        return payload
-
-    def collapse(self, payloads: Iterable[Payload]) -> Payload:
-        """One payload standing for many (used only past :data:`MAX_CLASSES`)."""
-        raise NotImplementedError
-
-    def covers(self, summary: Payload, payload: Payload) -> bool:
-        """Whether a payload made by :meth:`collapse` already stands for ``payload``."""
-        return summary == payload
-
     # -- the lattice
 
     def bottom(self) -> PathState[Payload]:
         return frozenset()
 
     def entry(self) -> PathState[Payload]:
-        return frozenset({(self.initial_payload(), PathContext(all_warps(self.warp_count)))})
+        return frozenset({(self._payloads.initial_payload(), PathContext(all_warps(self._branches.warp_count)))})
 
     def join(self, first: PathState[Payload], second: PathState[Payload]) -> PathState[Payload]:
         if not first:
@@ -108,6 +127,8 @@ class PathSensitiveAnalysis(Generic[Payload]):
     def transfer(self, index: int, instruction: Instruction, state: PathState[Payload]) -> PathState[Payload]:
         if not state:
             return state
+        if index in self._meeting and len(state) > 1:
+            state = self._met(state)
         changes = index in self._changing
         defines = index in self._defining
         if not changes and not defines:
@@ -117,13 +138,13 @@ class PathSensitiveAnalysis(Generic[Payload]):
         classes: dict[Payload, PathContext] = {}
         changed = False
         for payload, context in state:
-            new_payload = self.observe(index, instruction, payload) if observes else payload
+            new_payload = self._observe(index, instruction, payload) if observes else payload
             if changes and instruction.guard is not None:
                 self._guarded_step(index, instruction, new_payload, context, defines, classes)
                 changed = True
                 continue
             if changes:
-                new_payload = self.step(index, instruction, new_payload)
+                new_payload = self._step(index, instruction, new_payload)
             new_context = context.after(instruction, written) if defines else context
             changed = changed or new_payload is not payload or new_context is not context
             _add(classes, new_payload, new_context)
@@ -131,7 +152,7 @@ class PathSensitiveAnalysis(Generic[Payload]):
 
     def _observe_all(self, index: int, instruction: Instruction, state: PathState[Payload]) -> PathState[Payload]:
         """The state after an instruction that only reads (it writes no condition register)."""
-        observed = [(self.observe(index, instruction, payload), context) for payload, context in state]
+        observed = [(self._observe(index, instruction, payload), context) for payload, context in state]
         if all(new is old for (new, _), (old, _) in zip(observed, state)):
             return state
         classes: dict[Payload, PathContext] = {}
@@ -139,10 +160,18 @@ class PathSensitiveAnalysis(Generic[Payload]):
             _add(classes, payload, context)
         return self._bounded(classes)
 
+    def _met(self, state: PathState[Payload]) -> PathState[Payload]:
+        """The classes of ``state`` after they meet (see :meth:`PathPayloads.meet`)."""
+        classes = list(state)
+        met = self._meet([payload for payload, _ in classes])
+        if met is None:
+            return state
+        return frozenset(zip(met, (context for _, context in classes)))
+
     def refine(self, source: int, target: int, state: PathState[Payload]) -> PathState[Payload]:
         if not state:
             return state
-        branch = self.branches.branch(source)
+        branch = self._branches.branch(source)
         if branch is not None:
             state = self.assume_branch(branch, target, state)
         return self._relevant(target, state)
@@ -169,7 +198,7 @@ class PathSensitiveAnalysis(Generic[Payload]):
         if guard is None or type(guard.predicate) is not Register:
             return state
         holds = not guard.negated
-        return self._assume(guard.predicate.name, holds, self.branches.guard_warps(index, instruction)[holds], state)
+        return self._assume(guard.predicate.name, holds, self._branches.guard_warps(index, instruction)[holds], state)
 
     def _assume(self, predicate: str, value: bool, warps: int, state: PathState[Payload]) -> PathState[Payload]:
         """The classes of ``state`` on paths where ``predicate`` is ``value``, which only
@@ -197,14 +226,14 @@ class PathSensitiveAnalysis(Generic[Payload]):
 
         guard: Guard = instruction.guard  # type: ignore[assignment]  # called for guarded instructions only
         if type(guard.predicate) is not Register:
-            _add(classes, self.step(index, instruction, payload), after(context))
+            _add(classes, self._step(index, instruction, payload), after(context))
             return
         name = guard.predicate.name
-        warps = self.branches.guard_warps(index, instruction)
+        warps = self._branches.guard_warps(index, instruction)
         executes = context.assume(name, not guard.negated, warps[not guard.negated])
         skips = context.assume(name, guard.negated, warps[guard.negated])
         if executes is not None:
-            _add(classes, self.step(index, instruction, payload), after(executes))
+            _add(classes, self._step(index, instruction, payload), after(executes))
         if skips is not None:
             _add(classes, payload, after(skips))
 
@@ -221,7 +250,7 @@ class PathSensitiveAnalysis(Generic[Payload]):
         merged = contexts[0]
         for context in contexts[1:]:
             merged = merged.merge(context)
-        summary = self.collapse(classes.keys())
+        summary = self._payloads.collapse(classes.keys())
         self._summaries.add(summary)
         return frozenset({(summary, merged)})
 
@@ -230,7 +259,7 @@ class PathSensitiveAnalysis(Generic[Payload]):
         for summary in [payload for payload in classes if payload in self._summaries]:
             if summary not in classes:
                 continue
-            for payload in [payload for payload in classes if payload != summary and self.covers(summary, payload)]:
+            for payload in [payload for payload in classes if payload != summary and self._payloads.covers(summary, payload)]:
                 classes[summary] = classes[summary].merge(classes.pop(payload))
 
 
@@ -240,32 +269,27 @@ def _add(classes: dict[Payload, PathContext], payload: Payload, context: PathCon
 
 
 class Screen(Generic[Payload]):
-    """A path-sensitive analysis's payload joined over every path into one, on the plain solver:
+    """A :class:`PathPayloads`'s payload joined over every path into one, on the plain solver:
     no branch conditions, a guarded instruction may or may not execute. It over-approximates
     every path class, so a question it finds no answer to has none on any feasible path: the
     async-proxy passes run it first and pay for path classes only where it finds something.
 
-    ``step``/``observe`` are the analysis's own (applied at ``changing``/``observing``
-    instructions, observation first, as :meth:`PathSensitiveAnalysis.transfer` does);
-    ``join_payloads`` must over-approximate both of its arguments."""
+    It steps and observes payloads as :meth:`PathSensitiveAnalysis.transfer` does (observation
+    first); ``join_payloads`` must over-approximate both of its arguments."""
 
     def __init__(
         self,
         graph: ControlFlowGraph,
-        entry: Payload,
-        changing: frozenset[int],
-        observing: frozenset[int],
-        step: Callable[[int, Instruction, Payload], Payload],
-        observe: Callable[[int, Instruction, Payload], Payload] | None,
+        payloads: PathPayloads[Payload],
         join_payloads: Callable[[Payload, Payload], Payload],
     ) -> None:
-        self._entry = entry
-        self._changing = changing
-        self._observing = observing
-        self._step = step
-        self._observe = observe
+        self._entry = payloads.initial_payload()
+        self._changing = payloads.changing_instructions()
+        self._observing = payloads.observing_instructions()
+        self._step = payloads.step
+        self._observe = payloads.observe
         self._join_payloads = join_payloads
-        self._by_block = indices_by_block(graph, changing | observing)
+        self._by_block = indices_by_block(graph, self._changing | self._observing)
 
     def bottom(self) -> Payload | None:
         return None
@@ -286,7 +310,7 @@ class Screen(Generic[Payload]):
     def transfer(self, index: int, instruction: Instruction, state: Payload | None) -> Payload | None:
         if state is None:
             return state
-        if self._observe is not None and index in self._observing:
+        if index in self._observing:
             state = self._observe(index, instruction, state)
         if index in self._changing:
             after = self._step(index, instruction, state)

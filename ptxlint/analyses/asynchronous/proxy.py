@@ -4,7 +4,8 @@ memory it started and has not waited for, which bulk copies out of shared memory
 reading their source, and which `mbarrier.init`s the async proxy cannot see yet.
 
 The state is a :class:`Payload` per path class of a
-:class:`~ptxlint.analyses.path_sensitive.PathSensitiveAnalysis` (the engine of the tensor-memory
+:class:`~ptxlint.analyses.path_sensitive.PathSensitiveAnalysis` holding the function's
+:class:`_Classification`, which steps payloads (the engine of the tensor-memory
 pass: guards split classes, correlated branches prune infeasible paths). What each instruction
 does comes from :mod:`ptxlint.isa.proxies`; which buffer it touches from the `shared_buffers`
 pass, and only accesses to a known buffer are followed (where the buffer is unknown the rules
@@ -22,7 +23,7 @@ solver stays in here. A function with no asynchronous shared-memory operation is
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, NamedTuple
+from typing import Callable, Iterable, NamedTuple, Sequence
 
 from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState, Screen, join_groups
 from ptxlint.analyses.path_witness import BranchStep, branch_steps, witness_path
@@ -80,8 +81,9 @@ class CopyHazard(NamedTuple):
 
 class _Classification:
     """What each instruction of a function is to the analysis (kind, buffer, barrier), which of
-    them can change a payload, and how (:meth:`step`): shared by the path-insensitive screen and
-    the path-sensitive analysis."""
+    them can change a payload, and how (:meth:`step`): the
+    :class:`~ptxlint.analyses.path_sensitive.PathPayloads` of both the path-insensitive screen
+    and the path-sensitive analysis."""
 
     def __init__(self, function: Function, buffers: SharedBuffers) -> None:
         self.function = function
@@ -291,38 +293,32 @@ class _Classification:
             return payload
         return payload._replace(loads=loads, unwaited=unwaited)
 
-class _AsyncProxyState(PathSensitiveAnalysis[Payload]):
-    """Per path class: the payload above, as the classification steps it."""
-
-    def __init__(self, branches: BranchTable, classification: _Classification, keep_every_fact: bool = False) -> None:
-        self.classification = classification
-        self.function = classification.function
-        super().__init__(branches, keep_every_fact)
+    # -- as the path-sensitive analysis's PathPayloads
 
     def initial_payload(self) -> Payload:
         return _NOTHING
 
     def changing_instructions(self) -> frozenset[int]:
-        return self.classification.changing
+        return self.changing
 
-    def step(self, index: int, instruction: Instruction, payload: Payload) -> Payload:
-        return self.classification.step(index, instruction, payload)
+    def observing_instructions(self) -> frozenset[int]:
+        return frozenset()
 
-    def transfer(self, index: int, instruction: Instruction, state: PathState[Payload]) -> PathState[Payload]:
+    def observe(self, index: int, instruction: Instruction, payload: Payload) -> Payload:
+        return payload
+
+    def meeting_instructions(self) -> frozenset[int]:
+        return self.cta_barriers
+
+    def meet(self, payloads: Sequence[Payload]) -> Sequence[Payload] | None:
         """At a barrier every thread of the CTA meets, the `mbarrier.init`s some thread made
         unfenced before it are every path's: a producer warp that never ran the init still
         signals the barrier it initialised."""
-        if index not in self.classification.cta_barriers or len(state) < 2:
-            return super().transfer(index, instruction, state)
-        inits = frozenset().union(*(payload.inits for payload, _ in state))
-        inits_cta = frozenset().union(*(payload.inits_cta for payload, _ in state))
+        inits = frozenset().union(*(payload.inits for payload in payloads))
+        inits_cta = frozenset().union(*(payload.inits_cta for payload in payloads))
         if not inits and not inits_cta:
-            return super().transfer(index, instruction, state)
-        shared = frozenset(
-            (payload._replace(inits=payload.inits | inits, inits_cta=payload.inits_cta | inits_cta), context)
-            for payload, context in state
-        )
-        return super().transfer(index, instruction, self.join(shared, frozenset()))
+            return None
+        return [payload._replace(inits=payload.inits | inits, inits_cta=payload.inits_cta | inits_cta) for payload in payloads]
 
     def collapse(self, payloads: Iterable[Payload]) -> Payload:
         payloads = list(payloads)
@@ -344,8 +340,6 @@ class _AsyncProxyState(PathSensitiveAnalysis[Payload]):
             frozenset().union(*mine) <= frozenset().union(*theirs) if isinstance(mine, tuple) else mine <= theirs  # type: ignore[arg-type,operator]
             for mine, theirs in zip(payload, summary)
         )
-
-
 
 
 def _join_payloads(first: Payload, second: Payload) -> Payload:
@@ -520,12 +514,14 @@ class AsyncProxyFacts:
     def __init__(
         self,
         classification: _Classification | None = None,
-        analysis: _AsyncProxyState | None = None,
+        branches: BranchTable | None = None,
+        analysis: PathSensitiveAnalysis[Payload] | None = None,
         solution: Solution[PathState[Payload]] | None = None,
     ) -> None:
         """No ``classification``: nothing asynchronous to follow. No ``analysis``: the screen
         found no hazard, so every question's answer is none."""
         self._classes = classification
+        self._branches = branches
         self._analysis = analysis
         self._solution = solution
         self._state_before = StatesBefore(solution, analysis) if analysis is not None and solution is not None else None
@@ -674,8 +670,8 @@ class AsyncProxyFacts:
     def witness(self, origin: int, index: int, *carried: str) -> list[BranchStep]:
         """The branches of a feasible path from ``origin`` to instruction ``index`` along which
         ``origin`` stays in one of the payload fields ``carried``."""
-        analysis, solution = self._analysis, self._solution
-        if analysis is None or solution is None:
+        analysis, solution, branches = self._analysis, self._solution, self._branches
+        if analysis is None or solution is None or branches is None:
             return []  # no path classes: nothing was found to explain
         graph = solution.cfg
         if graph.block_of(origin) == graph.block_of(index) and origin < index:
@@ -690,7 +686,7 @@ class AsyncProxyFacts:
             )
 
         path = witness_path(graph, carries, origin, graph.block_of(index))
-        return branch_steps(graph, analysis.branches, path)
+        return branch_steps(graph, branches, path)
 
     def has_hazard(self) -> bool:
         """Whether any question has an answer: what the screen asks of itself."""
@@ -714,13 +710,13 @@ class AsyncProxyFacts:
         return self._state_before is not None and self._state_before(index) is not None
 
     def _payloads(self, index: int) -> list[Payload]:
-        analysis = self._analysis
-        if self._state_before is None or analysis is None:
+        analysis, classes = self._analysis, self._classes
+        if self._state_before is None or analysis is None or classes is None:
             return []
         state = self._state_before(index)
         if not state:
             return []
-        instruction = analysis.function.instructions[index]
+        instruction = classes.function.instructions[index]
         return [payload for payload, _ in analysis.assume_guard(index, instruction, state)]
 
 
@@ -751,7 +747,7 @@ def _run(context: ModuleContext, function: Function) -> AsyncProxyFacts:
     if not classification.changing:
         return AsyncProxyFacts()
     graph = context.result("cfg", function)
-    screen = Screen(graph, _NOTHING, classification.changing, frozenset(), classification.step, None, _join_payloads)
+    screen = Screen(graph, classification, _join_payloads)
     screened = _ScreenFacts(classification, screen, solve_forward(graph, screen))
     if not screened.has_hazard():
         return screened  # its questions answer nothing; its states still print
@@ -759,8 +755,9 @@ def _run(context: ModuleContext, function: Function) -> AsyncProxyFacts:
     classification.lone = frozenset(
         index for index, kind in classification.kinds.items() if kind in (_WRITE, _HAND_OFF_WRITE, _READ) and roles.alone(index)
     )
-    analysis = _AsyncProxyState(context.result("warp_branches", function), classification)
-    facts = AsyncProxyFacts(classification, analysis, solve_forward(analysis.branches.values.cfg, analysis))
+    branches: BranchTable = context.result("warp_branches", function)
+    analysis = PathSensitiveAnalysis(branches, classification)
+    facts = AsyncProxyFacts(classification, branches, analysis, solve_forward(branches.values.cfg, analysis))
     facts._roles = roles
     return facts
 

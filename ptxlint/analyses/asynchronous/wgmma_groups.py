@@ -33,7 +33,7 @@ analysed at all.
 from __future__ import annotations
 
 from collections import deque
-from typing import Callable, Iterable, NamedTuple
+from typing import Callable, Iterable, NamedTuple, Sequence
 
 from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState, Screen, join_groups
 from ptxlint.analyses.path_witness import BranchStep, branch_steps, witness_path
@@ -72,8 +72,11 @@ class Payload(NamedTuple):
 _DONE = Payload(frozenset(), (), frozenset(), False)
 
 
-class _WgmmaState(PathSensitiveAnalysis[Payload]):
-    def __init__(self, branches: BranchTable, function: Function, module: Module, keep_every_fact: bool = False) -> None:
+class _WgmmaPayloads:
+    """The MMAs of a function, their register slots, and how instructions change a
+    :class:`Payload` (a :class:`~ptxlint.analyses.path_sensitive.PathPayloads`)."""
+
+    def __init__(self, branches: BranchTable, function: Function, module: Module) -> None:
         self.function = function
         instructions = function.instructions
         names = branches.values.names
@@ -117,20 +120,9 @@ class _WgmmaState(PathSensitiveAnalysis[Payload]):
         self.touches = {index: frozenset(slots) for index, slots in touching.items()}
         self.names = names
         self.kernel = function.is_kernel
-        # The path machinery (liveness of conditions, visit lists) is set up only for a function
-        # the screen finds a hazard in: see prepared().
         self.branches = branches
-        self._keep_every_fact = keep_every_fact
-        self._prepared = False
 
-    def prepared(self) -> _WgmmaState:
-        """This analysis, ready for the path-sensitive solver."""
-        if not self._prepared:
-            super().__init__(self.branches, self._keep_every_fact)
-            self._prepared = True
-        return self
-
-    # -- PathSensitiveAnalysis
+    # -- PathPayloads
 
     def initial_payload(self) -> Payload:
         return Payload(frozenset(), (), frozenset(), self.kernel)
@@ -140,6 +132,12 @@ class _WgmmaState(PathSensitiveAnalysis[Payload]):
 
     def observing_instructions(self) -> frozenset[int]:
         return frozenset(self.touches)
+
+    def meeting_instructions(self) -> frozenset[int]:
+        return frozenset()
+
+    def meet(self, payloads: Sequence[Payload]) -> Sequence[Payload] | None:
+        return None
 
     def observe(self, index: int, instruction: Instruction, payload: Payload) -> Payload:
         """An access to an MMA register marks its slots as touched since the last fence."""
@@ -212,47 +210,48 @@ class UnfencedAccess(NamedTuple):
 class WgmmaFacts:
     """The `wgmma_groups` pass on one function, as answers."""
 
-    def __init__(self, analysis: _WgmmaState, solution: Solution[PathState[Payload]]) -> None:
-        self._analysis = analysis
+    def __init__(self, payloads: _WgmmaPayloads, paths: PathSensitiveAnalysis[Payload], solution: Solution[PathState[Payload]]) -> None:
+        self._payloads = payloads
+        self._paths = paths
         self._solution = solution
-        self._state_before = StatesBefore(solution, analysis)
+        self._state_before = StatesBefore(solution, paths)
         self._in_flight: dict[Payload, tuple[frozenset[int], frozenset[int]]] = {}
         self._block_in_flight: dict[int, bool] = {}
 
     def mmas(self) -> list[int]:
         """The `wgmma.mma_async` of the function, in order."""
-        return sorted(self._analysis.mmas)
+        return sorted(self._payloads.mmas)
 
     def waits(self) -> list[int]:
         """The `wgmma.wait_group` of the function, in order."""
-        return sorted(index for index, operation in self._analysis.operations.items() if operation == "wait_group")
+        return sorted(index for index, operation in self._payloads.operations.items() if operation == "wait_group")
 
     def accessors(self) -> list[int]:
         """The instructions other than `wgmma.mma_async` that read or write an MMA's registers."""
-        return sorted(self._analysis.touches)
+        return sorted(self._payloads.touches)
 
     def _classes(self, index: int) -> PathState[Payload]:
-        analysis = self._analysis
+        payloads = self._payloads
         state = self._state_before(index)
         if not state:
             return frozenset()
-        return analysis.assume_guard(index, analysis.function.instructions[index], state)
+        return self._paths.assume_guard(index, payloads.function.instructions[index], state)
 
     def conflicting_in_flight(self, index: int) -> list[InFlight]:
         """The `wgmma.mma_async` that may be in flight before instruction ``index`` and whose
         accumulator or A registers it reads or writes. A `wgmma.mma_async` of the same shape
         using them as its own accumulator is the chaining the ISA allows, and two MMAs reading
         one A fragment only read it: neither is a conflict."""
-        analysis = self._analysis
-        if index not in analysis.mmas and index not in analysis.touches:
+        payloads = self._payloads
+        if index not in payloads.mmas and index not in payloads.touches:
             return []
-        if not self._may_be_in_flight(analysis.branches.values.cfg.block_of(index)):
+        if not self._may_be_in_flight(payloads.branches.values.cfg.block_of(index)):
             return []
-        shape = analysis.shapes.get(index)
-        if index in analysis.mmas:
-            mine, chained = analysis.fragments[index], analysis.accumulators[index]
+        shape = payloads.shapes.get(index)
+        if index in payloads.mmas:
+            mine, chained = payloads.fragments[index], payloads.accumulators[index]
         else:
-            mine = frozenset((*analysis.names.reads(index), *analysis.names.writes(index)))
+            mine = frozenset((*payloads.names.reads(index), *payloads.names.writes(index)))
             chained = frozenset()
         uncommitted: set[int] = set()
         committed: set[int] = set()
@@ -262,16 +261,16 @@ class WgmmaFacts:
             committed |= mine_committed
         found = []
         for mma in sorted(uncommitted | committed):
-            if index in analysis.mmas:
+            if index in payloads.mmas:
                 # Another MMA: its A fragment against their accumulators, its accumulators against
                 # their A fragment, and accumulators against accumulators only across shapes
                 # (chaining). Two MMAs reading one A fragment only read it.
-                theirs = analysis.accumulators[mma]
-                clash = (mine & theirs) | (chained & analysis.fragments[mma])
-                if analysis.shapes[mma] != shape:
+                theirs = payloads.accumulators[mma]
+                clash = (mine & theirs) | (chained & payloads.fragments[mma])
+                if payloads.shapes[mma] != shape:
                     clash |= chained & theirs
             else:
-                clash = mine & analysis.registers[mma]
+                clash = mine & payloads.registers[mma]
             if clash:
                 found.append(InFlight(mma, mma not in uncommitted, tuple(sorted(clash, key=_natural))))
         return found
@@ -289,10 +288,10 @@ class WgmmaFacts:
         known = self._block_in_flight.get(block)
         if known is None:
             entry = self._solution.block_entry.get(block)
-            analysis = self._analysis
+            payloads = self._payloads
             known = entry is not None and (
                 any(payload.uncommitted or payload.groups for payload, _ in entry)
-                or any(index in analysis.mmas for index in analysis.branches.values.cfg.blocks[block].instruction_indices)
+                or any(index in payloads.mmas for index in payloads.branches.values.cfg.blocks[block].instruction_indices)
             )
             self._block_in_flight[block] = known
         return known
@@ -309,10 +308,10 @@ class WgmmaFacts:
         """For the `wgmma.mma_async` at ``index``: whether some path reaches it with its
         accumulator or A registers accessed by another instruction since the last `wgmma.fence`,
         or without any fence since the kernel's start; None when neither."""
-        analysis = self._analysis
-        if index not in analysis.mmas:
+        payloads = self._payloads
+        if index not in payloads.mmas:
             return None
-        slots = {analysis.accumulator_slot[index], analysis.fragment_slot.get(index, -1)}
+        slots = {payloads.accumulator_slot[index], payloads.fragment_slot.get(index, -1)}
         touched_slots: set[int] = set()
         unfenced = False
         for payload, _ in self._classes(index):
@@ -322,7 +321,7 @@ class WgmmaFacts:
         if not touched and not unfenced:
             return None
         # The registers of the slots touched (its A fragment, say, when only that was written).
-        registers = frozenset().union(*(analysis.slot_registers[slot] for slot in touched_slots))
+        registers = frozenset().union(*(payloads.slot_registers[slot] for slot in touched_slots))
         access = None
         if touched:  # a write explains the finding better than a read (`setp` of a zero)
             access = self._last_access(index, registers, writes_only=True)
@@ -330,7 +329,7 @@ class WgmmaFacts:
                 access = self._last_access(index, registers, writes_only=False)
         found: tuple[str, ...] = ()
         if access is not None:
-            accessed = set(analysis.names.reads(access)) | set(analysis.names.writes(access))
+            accessed = set(payloads.names.reads(access)) | set(payloads.names.writes(access))
             found = tuple(sorted(accessed & registers, key=_natural))
         return UnfencedAccess(found, access, unfenced)
 
@@ -338,11 +337,11 @@ class WgmmaFacts:
         """An instruction accessing (``writes_only``: writing) ``registers`` on a path to
         ``index`` with no `wgmma.fence` (nor call) between: searched backwards from ``index``,
         nearest first."""
-        analysis = self._analysis
+        payloads = self._payloads
         graph = self._solution.cfg
-        operations = analysis.operations
-        touches = analysis.touches
-        names = analysis.names
+        operations = payloads.operations
+        touches = payloads.touches
+        names = payloads.names
 
         def accesses(position: int) -> bool:
             if position not in touches:
@@ -382,11 +381,11 @@ class WgmmaFacts:
     def same_fence_region(self, first: int, second: int) -> bool:
         """Whether instructions ``first`` < ``second`` are in one block with no `wgmma.fence`
         (nor call) between them: what one missing fence leaves unfenced."""
-        analysis = self._analysis
+        payloads = self._payloads
         graph = self._solution.cfg
         if first >= second or graph.block_of(first) != graph.block_of(second):
             return False
-        return not any(analysis.operations.get(position) in ("fence", "call") for position in range(first + 1, second))
+        return not any(payloads.operations.get(position) in ("fence", "call") for position in range(first + 1, second))
 
     def in_flight_witness(self, mma: int, index: int) -> list[BranchStep]:
         """The branches of a feasible path on which ``mma`` is still in flight at ``index``."""
@@ -400,16 +399,16 @@ class WgmmaFacts:
         graph = self._solution.cfg
         if graph.block_of(origin) == graph.block_of(index) and origin < index:
             return []
-        analysis = self._analysis
+        payloads = self._payloads
 
         def carries(source: int, target: int) -> bool:
             state = self._solution.block_exit.get(source)
             if not state:
                 return False
-            return any(holds(payload) for payload, _ in analysis.refine(source, target, state))
+            return any(holds(payload) for payload, _ in self._paths.refine(source, target, state))
 
         path = witness_path(graph, carries, origin, graph.block_of(index))
-        return branch_steps(graph, analysis.branches, path)
+        return branch_steps(graph, payloads.branches, path)
 
     def has_hazard(self) -> bool:
         """Whether any question the rule asks has an answer (what the screen asks of itself)."""
@@ -422,11 +421,11 @@ class WgmmaFacts:
     # -- for the printer
 
     def describe_before(self, index: int) -> str:
-        analysis = self._analysis
+        payloads = self._payloads
         if self._solution.cfg.block_of(index) not in self._solution.block_entry:
             return "unreachable"
         state = self._state_before(index) or frozenset()
-        lines = analysis.function.instructions
+        lines = payloads.function.instructions
         uncommitted = sorted({mma for payload, _ in state for mma in payload.uncommitted})
         committed = sorted({mma for payload, _ in state for group in payload.groups for mma in group})
         parts = []
@@ -453,8 +452,8 @@ class _ScreenFacts(WgmmaFacts):
     """The questions asked of the screen's solution: one joined payload per point, no
     witnesses (a function with a hazard gets the path-sensitive facts instead)."""
 
-    def __init__(self, analysis: _WgmmaState, screen: Screen[Payload], solution: Solution[Payload | None]) -> None:
-        self._analysis = analysis
+    def __init__(self, payloads: _WgmmaPayloads, screen: Screen[Payload], solution: Solution[Payload | None]) -> None:
+        self._payloads = payloads
         self._solution = solution  # type: ignore[assignment]  # a screen's: one payload per block, not path classes
         self._screen_states = StatesBefore(solution, screen)
         self._in_flight = {}
@@ -478,17 +477,17 @@ class _ScreenFacts(WgmmaFacts):
         known = self._block_in_flight.get(block)
         if known is None:
             entry = self._solution.block_entry.get(block)
-            analysis = self._analysis
+            payloads = self._payloads
             known = self._block_in_flight[block] = entry is not None and (
                 bool(entry.uncommitted or entry.groups)  # type: ignore[attr-defined]  # a payload, see __init__
-                or any(index in analysis.mmas for index in analysis.branches.values.cfg.blocks[block].instruction_indices)
+                or any(index in payloads.mmas for index in payloads.branches.values.cfg.blocks[block].instruction_indices)
             )
         return known
 
     def describe_before(self, index: int) -> str:
         if self._solution.cfg.block_of(index) not in self._solution.block_entry:
             return "unreachable"
-        lines = self._analysis.function.instructions
+        lines = self._payloads.function.instructions
         parts = []
         for payload, _ in self._classes(index):
             if payload.uncommitted:
@@ -508,27 +507,32 @@ def _natural(name: str) -> tuple[str, int]:
     return (digits, int(name[len(digits) :]) if len(digits) < len(name) else -1)
 
 
-def _solve(context: ModuleContext, function: Function, keep_every_fact: bool = False) -> tuple[_WgmmaState, Solution[PathState[Payload]]]:
+def _solve(
+    context: ModuleContext, function: Function, keep_every_fact: bool = False,
+) -> tuple[PathSensitiveAnalysis[Payload], Solution[PathState[Payload]]]:
     """The path analysis of ``function`` and its fixed point (``keep_every_fact``: see
     :class:`~ptxlint.analyses.path_sensitive.PathSensitiveAnalysis`; tests compare the two)."""
-    analysis = _WgmmaState(context.result("warp_branches", function), function, context.module, keep_every_fact).prepared()
-    return analysis, solve_forward(analysis.branches.values.cfg, analysis)
+    branches: BranchTable = context.result("warp_branches", function)
+    analysis = PathSensitiveAnalysis(branches, _WgmmaPayloads(branches, function, context.module), keep_every_fact)
+    return analysis, solve_forward(branches.values.cfg, analysis)
 
 
 def _run(context: ModuleContext, function: Function) -> WgmmaFacts | None:
     """The facts of a function issuing `wgmma.mma_async`; None for any other (not analysed)."""
     if not has_wgmma(function):
         return None
-    analysis = _WgmmaState(context.result("warp_branches", function), function, context.module)
-    screen = Screen(
-        analysis.branches.values.cfg, analysis.initial_payload(), frozenset(analysis.operations),
-        frozenset(analysis.touches), analysis.step, analysis.observe, _join_payloads,
-    )
-    screened = _ScreenFacts(analysis, screen, solve_forward(analysis.branches.values.cfg, screen))
+    branches: BranchTable = context.result("warp_branches", function)
+    payloads = _WgmmaPayloads(branches, function, context.module)
+    graph = branches.values.cfg
+    screen = Screen(graph, payloads, _join_payloads)
+    screened = _ScreenFacts(payloads, screen, solve_forward(graph, screen))
     if not screened.has_hazard():
         screened.clean = True
         return screened
-    return WgmmaFacts(analysis.prepared(), solve_forward(analysis.branches.values.cfg, analysis))
+    # The path machinery (liveness of conditions, visit lists) is set up only for a function
+    # the screen finds a hazard in.
+    analysis = PathSensitiveAnalysis(branches, payloads)
+    return WgmmaFacts(payloads, analysis, solve_forward(graph, analysis))
 
 
 def _describe(facts: WgmmaFacts | None, function: Function) -> Describe | None:

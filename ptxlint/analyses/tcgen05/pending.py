@@ -1,7 +1,8 @@
 """The tcgen05 state of a thread along its paths: which `tcgen05.ld`/`st` it issued and has not
 yet waited for, and which tensor-memory allocations it has not yet freed.
 
-Both are in the :class:`Payload` of a :class:`~ptxlint.analyses.path_sensitive.PathSensitiveAnalysis`:
+Both are in the :class:`Payload` that :class:`_TensorMemoryPayloads` steps for a
+:class:`~ptxlint.analyses.path_sensitive.PathSensitiveAnalysis`:
 
 - the pending accesses (rules see them as :class:`Pending`). `tcgen05.ld` and `tcgen05.st` add
   one; `tcgen05.wait::ld` (`::st`) retires every pending load (store). Each pending load also
@@ -21,7 +22,7 @@ to the end, the witness path of a finding) as facts; the solver and its states s
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, NamedTuple
+from typing import Callable, Iterable, NamedTuple, Sequence
 
 from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState
 from ptxlint.analyses.path_witness import BranchStep, branch_steps, witness_path
@@ -72,15 +73,16 @@ class Payload(NamedTuple):
 
 _NOTHING = Payload(frozenset(), frozenset())
 
-# The unread "register" of a load a callee returned in flight (see ``_TensorMemoryState._call``).
+# The unread "register" of a load a callee returned in flight (see ``_TensorMemoryPayloads._call``).
 _RETURNED_IN_FLIGHT = ""
 
 # Operations that change a payload (besides calls).
 _TRACKED = frozenset({"ld", "st", WAIT_LD, WAIT_ST, "alloc", "dealloc"})
 
 
-class _TensorMemoryState(PathSensitiveAnalysis[Payload]):
-    """Pending accesses and live allocations of a thread, per path class."""
+class _TensorMemoryPayloads:
+    """Pending accesses and live allocations of a thread: how instructions change them (a
+    :class:`~ptxlint.analyses.path_sensitive.PathPayloads`)."""
 
     def __init__(
         self,
@@ -88,7 +90,6 @@ class _TensorMemoryState(PathSensitiveAnalysis[Payload]):
         function: Function,
         summaries: dict[str, frozenset[str]],
         candidates: Iterable[int],
-        keep_every_fact: bool = False,
         returned: Callable[[str], frozenset[tuple[str, bool]]] = lambda name: frozenset(),
     ) -> None:
         """``candidates``: the indices of the instructions that may change a payload (see
@@ -117,7 +118,6 @@ class _TensorMemoryState(PathSensitiveAnalysis[Payload]):
             for reader in readers.get(register, ()):
                 consumed.setdefault(reader, set()).update((load, register) for load in loads)
         self._consumed = {index: frozenset(pairs) for index, pairs in consumed.items()}
-        super().__init__(branches, keep_every_fact)
 
     def initial_payload(self) -> Payload:
         return _NOTHING
@@ -138,8 +138,11 @@ class _TensorMemoryState(PathSensitiveAnalysis[Payload]):
     def observing_instructions(self) -> frozenset[int]:
         return frozenset(self._consumed)
 
-    def observing(self, payload: Payload) -> bool:
-        return bool(payload.unread)
+    def meeting_instructions(self) -> frozenset[int]:
+        return frozenset()
+
+    def meet(self, payloads: Sequence[Payload]) -> Sequence[Payload] | None:
+        return None
 
     def observe(self, index: int, instruction: Instruction, payload: Payload) -> Payload:
         """Reading a pending load's destination registers consumes them."""
@@ -258,7 +261,7 @@ class _EdgeFlow:
     refers back to it: the searches keep its bound methods, and a cycle through the facts would
     keep the function's whole solution alive until the cyclic collector ran."""
 
-    def __init__(self, analysis: _TensorMemoryState, solution: Solution[PathState[Payload]]) -> None:
+    def __init__(self, analysis: PathSensitiveAnalysis[Payload], solution: Solution[PathState[Payload]]) -> None:
         self._analysis = analysis
         self._exits = solution.block_exit
         self._edges: dict[tuple[int, int], _EdgeFacts] = {}
@@ -302,11 +305,19 @@ class TensorMemoryFacts:
     finds once per access (or barrier), so the rules' questions cost about one walk of the CFG
     however many accesses and hand-offs a function has."""
 
-    def __init__(self, analysis: _TensorMemoryState, solution: Solution[PathState[Payload]]) -> None:
+    def __init__(
+        self,
+        payloads: _TensorMemoryPayloads,
+        branches: BranchTable,
+        analysis: PathSensitiveAnalysis[Payload],
+        solution: Solution[PathState[Payload]],
+    ) -> None:
+        self._payloads = payloads
+        self._branches = branches
         self._analysis = analysis
         self._solution = solution
         self._cfg = solution.cfg
-        self._function = analysis.function
+        self._function = payloads.function
         self._state_before = StatesBefore(solution, analysis)
         self._flow = _EdgeFlow(analysis, solution)
         self._edge = self._flow.facts
@@ -346,13 +357,13 @@ class TensorMemoryFacts:
             return False
         if any(payload.accesses for payload, _ in entry):
             return True
-        issues = self._analysis.issues_access
+        issues = self._payloads.issues_access
         return any(issues(index) for index in self._cfg.blocks[block].instruction_indices)
 
     def columns_disjoint(self, access: int, index: int, warps: int) -> bool:
         """Whether, in each of ``warps`` (at least one), the TMEM columns of the access at
         ``access`` and of instruction ``index`` provably differ."""
-        values = self._analysis.branches.values
+        values = self._branches.values
         instructions = self._function.instructions
         for warp in warp_list(warps):
             if not disjoint(footprint(values, access, instructions[access], warp), footprint(values, index, instructions[index], warp)):
@@ -366,7 +377,7 @@ class TensorMemoryFacts:
         if graph.block_of(item.index) == graph.block_of(index) and item.index < index:
             return []
         path = witness_path(graph, lambda source, target: item.index in self._edge(source, target).accesses, item.index, graph.block_of(index))
-        return branch_steps(graph, self._analysis.branches, path)
+        return branch_steps(graph, self._branches, path)
 
     # -- hand-offs (see ptxlint/isa/hand_offs.py)
 
@@ -397,7 +408,7 @@ class TensorMemoryFacts:
             self._frees[key] = free_before_wait(
                 self._cfg,
                 self._function,
-                self._analysis.summaries,
+                self._payloads.summaries,
                 lambda source, target: item.index in self._edge(source, target).accesses,
                 hand_off,
                 item.kind,
@@ -411,7 +422,7 @@ class TensorMemoryFacts:
         if graph.block_of(hand_off) == graph.block_of(free) and hand_off < free:
             return []
         path = witness_path(graph, lambda source, target: item.index in self._edge(source, target).accesses, hand_off, graph.block_of(free))
-        return branch_steps(graph, self._analysis.branches, path)
+        return branch_steps(graph, self._branches, path)
 
     def settles_before_next_barrier(self, barrier: int, item: Pending) -> bool:
         """Whether the CTA barrier at ``barrier`` hands ``item`` over to nobody: on every path
@@ -421,7 +432,7 @@ class TensorMemoryFacts:
         known = self._settles.get(key)
         if known is None:
             known = self._settles[key] = settles_before_next_barrier(
-                self._cfg, self._function, self._analysis.summaries, barrier, item.kind
+                self._cfg, self._function, self._payloads.summaries, barrier, item.kind
             )
         return known
 
@@ -464,7 +475,7 @@ class TensorMemoryFacts:
         analysis = self._analysis
         instructions = self._function.instructions
         held_elsewhere: set[int] = set()
-        everything = analysis.changing_instructions()  # deallocations among them
+        everything = self._payloads.changing_instructions()  # deallocations among them
         for index in everything:
             instruction = instructions[index]
             if not self._deallocates(instruction):
@@ -478,7 +489,7 @@ class TensorMemoryFacts:
 
     def _deallocates(self, instruction: Instruction) -> bool:
         if instruction.opcode.base == "call":
-            return "dealloc" in (called_operations(instruction, self._analysis.summaries) or frozenset())
+            return "dealloc" in (called_operations(instruction, self._payloads.summaries) or frozenset())
         return operation(instruction.opcode.base, instruction.opcode.modifiers) == "dealloc"
 
     def allocation_witness(self, leak: ExitLeak) -> list[BranchStep]:
@@ -488,7 +499,7 @@ class TensorMemoryFacts:
         if graph.block_of(leak.allocation) == leak.block:
             return []
         path = witness_path(graph, lambda source, target: leak.allocation in self._edge(source, target).allocations, leak.allocation, leak.block)
-        return branch_steps(graph, self._analysis.branches, path)
+        return branch_steps(graph, self._branches, path)
 
 
 class ReturnedAccesses:
@@ -555,24 +566,22 @@ def _solve_with(
     function: Function,
     returned: Callable[[str], frozenset[tuple[str, bool]]],
     keep_every_fact: bool,
-) -> tuple[_TensorMemoryState, Solution[PathState[Payload]]]:
+) -> tuple[_TensorMemoryPayloads, BranchTable, PathSensitiveAnalysis[Payload], Solution[PathState[Payload]]]:
     scan = context.result("tcgen05_scan")
-    analysis = _TensorMemoryState(
-        context.result("warp_branches", function),
-        function,
-        scan.callee_operations,
-        scan.instructions(function),
-        keep_every_fact,
-        returned,
-    )
-    return analysis, solve_forward(analysis.branches.values.cfg, analysis)
+    branches: BranchTable = context.result("warp_branches", function)
+    payloads = _TensorMemoryPayloads(branches, function, scan.callee_operations, scan.instructions(function), returned)
+    analysis = PathSensitiveAnalysis(branches, payloads, keep_every_fact)
+    return payloads, branches, analysis, solve_forward(branches.values.cfg, analysis)
 
 
-def _solve(context: ModuleContext, function: Function, keep_every_fact: bool = False) -> tuple[_TensorMemoryState, Solution[PathState[Payload]]]:
+def _solve(
+    context: ModuleContext, function: Function, keep_every_fact: bool = False,
+) -> tuple[PathSensitiveAnalysis[Payload], Solution[PathState[Payload]]]:
     """The path analysis of ``function`` and its fixed point (``keep_every_fact``: see
     :class:`~ptxlint.analyses.path_sensitive.PathSensitiveAnalysis`; tests compare the two)."""
     returned = context.result("tcgen05_returns").returned_by_callees(context, function)
-    return _solve_with(context, function, returned, keep_every_fact)
+    _, _, analysis, solution = _solve_with(context, function, returned, keep_every_fact)
+    return analysis, solution
 
 
 def _run(context: ModuleContext, function: Function) -> TensorMemoryFacts:
