@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Hashable, Iterable, TypeVar
+from typing import Callable, Hashable, Iterable, Iterator, TypeVar
 
 Node = TypeVar("Node", bound=Hashable)
 
@@ -18,3 +18,65 @@ def closure(starts: Iterable[Node], neighbours: Callable[[Node], Iterable[Node]]
                 found.add(neighbour)
                 pending.append(neighbour)
     return frozenset(found)
+
+
+def reachable_marks(nodes: Iterable[Node], neighbours: Callable[[Node], Iterable[Node]], marks: dict[Node, int]) -> dict[Node, int]:
+    """For every node, the union (bitwise or) of the ``marks`` of the nodes reachable from it
+    through ``neighbours``, itself included. One pass for all nodes, linear in the graph's size
+    (times the width of the marks): the strongly connected components, found iteratively
+    (Tarjan), share one union, and a component's union is complete when it is closed, since every
+    component it reaches was closed before it. Asking :func:`closure` once per node instead is
+    quadratic on a long chain of blocks."""
+    index_of: dict[Node, int] = {}
+    low: dict[Node, int] = {}
+    on_stack: set[Node] = set()
+    stack: list[Node] = []
+    union: dict[Node, int] = {}
+    counter = 0
+    for root in nodes:
+        if root in index_of:
+            continue
+        index_of[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        work: list[tuple[Node, Iterator[Node]]] = [(root, iter(neighbours(root)))]
+        while work:
+            node, pending = work[-1]
+            advanced = False
+            for neighbour in pending:
+                if neighbour not in index_of:
+                    index_of[neighbour] = low[neighbour] = counter
+                    counter += 1
+                    stack.append(neighbour)
+                    on_stack.add(neighbour)
+                    work.append((neighbour, iter(neighbours(neighbour))))
+                    advanced = True
+                    break
+                if neighbour in on_stack:
+                    low[node] = min(low[node], index_of[neighbour])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] != index_of[node]:
+                continue
+            # `node` roots a component: pop it, then take the union of its members' marks and of
+            # what every closed component they lead to reaches.
+            members = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                members.append(member)
+                if member == node:
+                    break
+            total = 0
+            for member in members:
+                total |= marks.get(member, 0)
+                for neighbour in neighbours(member):
+                    total |= union.get(neighbour, 0)
+            for member in members:
+                union[member] = total
+    return union

@@ -3,12 +3,14 @@ post-dominators, influence regions, and the call graph."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
 
 from ptxlint import cfg
 from ptxlint.callgraph import CallGraph
+from ptxlint.graphs import closure, reachable_marks
 from ptxlint.lower import lower
 from ptxlint.source import SourceFile
 
@@ -279,3 +281,27 @@ def test_reaching_is_backward_reachability() -> None:
     loop = cfg.build(function_of(LOOP))
     assert loop.reaching([1]) == frozenset({0, 1})  # the loop block reaches itself
     assert loop.reaching([]) == frozenset()
+
+
+def test_reachable_marks_is_the_union_over_each_closure() -> None:
+    """`reachable_marks` (one pass over the components) against `closure` per node, on random
+    graphs with cycles, self-loops and unreachable parts."""
+    for seed in range(200):
+        rng = random.Random(seed)
+        size = rng.randint(1, 40)
+        edges = {node: [rng.randrange(size) for _ in range(rng.randint(0, 3))] for node in range(size)}
+        marks = {node: rng.getrandbits(6) for node in range(size) if rng.random() < 0.5}
+        found = reachable_marks(range(size), edges.__getitem__, marks)
+        for node in range(size):
+            expected = 0
+            for reached in closure([node], edges.__getitem__):
+                expected |= marks.get(reached, 0)
+            assert found[node] == expected, (seed, node)
+
+
+def test_reachable_marks_on_a_long_chain_is_linear() -> None:
+    """A chain of 200,000 nodes, each marked: the first reaches every mark (no recursion limit,
+    no per-node traversal)."""
+    size = 200_000
+    found = reachable_marks(range(size), lambda node: (node + 1,) if node + 1 < size else (), {size - 1: 1, 0: 2})
+    assert found[0] == 3 and found[size - 1] == 1 and found[1] == 1

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from ptxlint.analyses.launch import WARP_SIZE
 from ptxlint.analyses.registers import Registers
 from ptxlint.context import ModuleContext
+from ptxlint.graphs import reachable_marks
 from ptxlint.ir import Function, Immediate, Instruction, Operand, Register
 from ptxlint.isa.barriers import BARRIER_BASES, CtaBarrier, cta_barrier_of
 from ptxlint.passes import Describe, Pass
@@ -168,18 +169,30 @@ def _barrier_meetings(context: ModuleContext, function: Function) -> BarrierMeet
         return BarrierMeetings({})
     # First the pairs no path orders (the CFG alone: a kernel's successive `__syncthreads()`
     # are all ordered), then, for those only, which warps wait at each: most functions never
-    # need the roles.
+    # need the roles. Each candidate use is one bit; one pass each way over the CFG gives, per
+    # block, the uses it reaches and those that reach it.
     graph: ControlFlowGraph = context.result("cfg", function)
+    uses = [use for group in candidates for use in group]
+    bit = {use.index: 1 << position for position, use in enumerate(uses)}
+    marks: dict[int, int] = {}
+    for use in uses:
+        block = graph.block_of(use.index)
+        marks[block] = marks.get(block, 0) | bit[use.index]
+    nodes = range(graph.exit + 1)
+    downstream = reachable_marks(nodes, graph.successors, marks)
+    upstream = reachable_marks(nodes, graph.predecessors, marks)
+    by_bit = {bit[use.index]: use for use in uses}
     unordered: list[tuple[BarrierUse, BarrierUse]] = []
-    for uses in candidates:
-        reaching = {use.index: graph.reaching([graph.block_of(use.index)]) for use in uses}
-        for position, later in enumerate(uses):
-            for earlier in uses[:position]:
-                if graph.block_of(earlier.index) in reaching[later.index]:
-                    continue
-                if graph.block_of(later.index) in reaching[earlier.index]:
-                    continue
-                unordered.append((earlier, later))
+    for group in candidates:
+        earlier_uses = 0  # the bits of the group's uses before ``later``
+        for later in group:
+            block = graph.block_of(later.index)
+            unrelated = earlier_uses & ~(downstream[block] | upstream[block])
+            while unrelated:  # nearly always empty: then nothing is done per pair
+                lowest = unrelated & -unrelated
+                unordered.append((by_bit[lowest], later))
+                unrelated ^= lowest
+            earlier_uses |= bit[later.index]
     if not unordered:
         return BarrierMeetings({})
     roles: ThreadReach = context.result("roles", function)
