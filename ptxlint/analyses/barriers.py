@@ -172,6 +172,9 @@ def _barrier_meetings(context: ModuleContext, function: Function) -> BarrierMeet
     # need the roles. Each candidate use is one bit; one pass each way over the CFG gives, per
     # block, the uses it reaches and those that reach it.
     graph: ControlFlowGraph = context.result("cfg", function)
+    candidates = [group for group in candidates if not _chained(group, graph)]
+    if not candidates:
+        return BarrierMeetings({})
     uses = [use for group in candidates for use in group]
     bit = {use.index: 1 << position for position, use in enumerate(uses)}
     marks: dict[int, int] = {}
@@ -204,6 +207,22 @@ def _barrier_meetings(context: ModuleContext, function: Function) -> BarrierMeet
         apart.setdefault(later.index, []).append(Meeting(earlier, here, there))
         apart.setdefault(earlier.index, []).append(Meeting(later, there, here))
     return BarrierMeetings({index: tuple(sorted(found, key=lambda meeting: meeting.other.index)) for index, found in apart.items()})
+
+
+def _chained(group: list[BarrierUse], graph: ControlFlowGraph) -> bool:
+    """Whether dominance alone orders every use of ``group``: taken in reverse post-order, each
+    block dominates the next or is post-dominated by it, so each use reaches the next and, by
+    transitivity, every later one. The usual shape (a kernel's successive barriers), proven in
+    one pass; a group it does not prove goes to the exact test."""
+    order = graph.rpo_number
+    blocks = [graph.block_of(use.index) for use in group]
+    if any(block not in order for block in blocks):
+        return False
+    blocks.sort(key=order.__getitem__)
+    return all(
+        first == second or graph.dominates(first, second) or graph.post_dominates(second, first)
+        for first, second in zip(blocks, blocks[1:])
+    )
 
 
 def _describe_meetings(meetings: BarrierMeetings, function: Function) -> Describe | None:
