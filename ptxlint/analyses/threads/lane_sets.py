@@ -11,7 +11,7 @@ Both branches vary within warp 0, yet the set of threads reaching the alloc is {
 of warp 0 and nothing of the others. This module computes that set.
 
 **Domain.** Threads are named by `%tid.x` (the lane model must hold: `%tid.x / 32` is the warp
-rank, see ``ptxlint/analyses/lanes.py``). For each warp the state keeps the *alternatives*: the
+rank, see ``ptxlint/analyses/threads/tid_fields.py``). For each warp the state keeps the *alternatives*: the
 possible sets of its lanes that reach the point, as 32-bit lane masks. A branch whose condition is
 an exact function of `%tid.x` (a :class:`~ptxlint.analyses.threads.tid_fields.TidSet` predicate) intersects
 every alternative with the condition's lanes; a branch on a warp-uniform condition whose value we
