@@ -6,22 +6,24 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
-from ptxlint.analyses.convergence import Site, short_opcode
-from ptxlint.analyses.threads.tid_fields import Level
 from ptxlint.diagnostics import Diagnostic, Label
-from ptxlint.isa.aligned import Scope
+from ptxlint.lazy_imports import lazy_module
+
+aligned = lazy_module("ptxlint.isa.aligned")
+convergence = lazy_module("ptxlint.analyses.convergence")
+tid_fields = lazy_module("ptxlint.analyses.threads.tid_fields")
 
 if TYPE_CHECKING:
     from ptxlint.analyses.uniformity import Divergence
 
 
-def variation(level: Level) -> str:
+def variation(level: tid_fields.Level) -> str:
     """How a condition at ``level`` varies, as a phrase ("varies within a warp")."""
     return {
-        Level.THREAD: "varies within a warp",
-        Level.WARP: "differs between the warps of a warpgroup",
-        Level.WARPGROUP: "differs between warpgroups",
-        Level.CTA: "is uniform",
+        tid_fields.Level.THREAD: "varies within a warp",
+        tid_fields.Level.WARP: "differs between the warps of a warpgroup",
+        tid_fields.Level.WARPGROUP: "differs between warpgroups",
+        tid_fields.Level.CTA: "is uniform",
     }[level]
 
 
@@ -52,13 +54,13 @@ def cause_labels(divergence: Divergence) -> list[Label]:
     return labels
 
 
-def call_labels(site: Site) -> list[Label]:
+def call_labels(site: convergence.Site) -> list[Label]:
     if site.via is None:
         return []
-    return [Label(site.via.instruction.span, f"`{short_opcode(site.via.instruction.opcode)}` in `{site.via.function}` is reached from this call")]
+    return [Label(site.via.instruction.span, f"`{convergence.short_opcode(site.via.instruction.opcode)}` in `{site.via.function}` is reached from this call")]
 
 
-def subject(site: Site) -> str:
+def subject(site: convergence.Site) -> str:
     """What the message is about: the collective, or the call that reaches it."""
     if site.via is None:
         return f"`{site.short_name}`"
@@ -66,12 +68,12 @@ def subject(site: Site) -> str:
 
 
 def first_per_cause(
-    candidates: Iterable[tuple[Site, Divergence]], report: Callable[[Site, Divergence], Diagnostic]
+    candidates: Iterable[tuple[convergence.Site, Divergence]], report: Callable[[convergence.Site, Divergence], Diagnostic]
 ) -> Iterator[Diagnostic]:
     """One finding per cause (a guard, branch or exit) and function, at the first collective it
     affects; every further collective the same cause reaches is named by a label of its own, so a
     terminal reader sees them and a review bot can annotate each (SARIF related locations)."""
-    groups: dict[tuple, list[tuple[Site, Divergence]]] = {}
+    groups: dict[tuple, list[tuple[convergence.Site, Divergence]]] = {}
     for site, divergence in candidates:
         key = (id(site.function), divergence.kind, divergence.index if divergence.kind != "guard" else site.index)
         groups.setdefault(key, []).append((site, divergence))
@@ -96,7 +98,7 @@ def first_per_cause(
         yield diagnostic
 
 
-def subject_phrase(site: Site) -> str:
+def subject_phrase(site: convergence.Site) -> str:
     """A label's name for a site: "`bar.sync`", or "this call (reaching `bar.sync`)"."""
     if site.via is None:
         return f"`{site.short_name}`"
@@ -111,15 +113,15 @@ WARPGROUP_INDEX = "the warpgroup index (`__shfl_sync(0xffffffff, threadIdx.x / 1
 ONE_THREAD = "keep only the one-thread work under `elect.sync` (`cute::elect_one_sync()`)"
 
 
-def divergence_help(site: Site, divergence: Divergence) -> str:
+def divergence_help(site: convergence.Site, divergence: Divergence) -> str:
     """PTX101: how to let the whole warp (or warpgroup) execute an aligned instruction."""
     name = f"`{site.short_name}`"
-    if site.requirement.scope == Scope.WARPGROUP and divergence.level != Level.THREAD:
+    if site.requirement.scope == aligned.Scope.WARPGROUP and divergence.level != tid_fields.Level.THREAD:
         return (
             f"all four warps of a warpgroup must execute {name} together: branch on {WARPGROUP_INDEX}, "
             "not on a warp index that splits a warpgroup"
         )
-    if site.requirement.scope == Scope.WARP:
+    if site.requirement.scope == aligned.Scope.WARP:
         whole, uniform = "every lane of the warp", f"a warp-uniform value such as {WARP_INDEX}"
     else:
         whole, uniform = "every thread of the warpgroup", f"a warpgroup-uniform value such as {WARPGROUP_INDEX}"
@@ -129,9 +131,9 @@ def divergence_help(site: Site, divergence: Divergence) -> str:
     )
 
 
-def barrier_help(site: Site, divergence: Divergence) -> str:
+def barrier_help(site: convergence.Site, divergence: Divergence) -> str:
     """PTX102: how to let every participating thread reach a CTA barrier."""
-    if divergence.level == Level.THREAD:
+    if divergence.level == tid_fields.Level.THREAD:
         return (
             "every thread of a warp must reach the barrier together: call `__syncthreads()` (`bar.sync 0`) after "
             "the branch joins (`if (threadIdx.x < n) { … } __syncthreads();`); to synchronise only some warps, "
@@ -145,13 +147,13 @@ def barrier_help(site: Site, divergence: Divergence) -> str:
     )
 
 
-def exit_help(site: Site, divergence: Divergence) -> str:
+def exit_help(site: convergence.Site, divergence: Divergence) -> str:
     """PTX104: how to keep threads alive until a collective that needs them."""
     name = f"`{site.short_name}`"
     uniform = {
-        Scope.WARP: f"warp-uniform (a test of {WARP_INDEX})",
-        Scope.WARPGROUP: f"warpgroup-uniform (a test of {WARPGROUP_INDEX})",
-        Scope.CTA: "the same for the whole CTA",
+        aligned.Scope.WARP: f"warp-uniform (a test of {WARP_INDEX})",
+        aligned.Scope.WARPGROUP: f"warpgroup-uniform (a test of {WARPGROUP_INDEX})",
+        aligned.Scope.CTA: "the same for the whole CTA",
     }[site.requirement.scope]
     return (
         f"keep every thread that {name} needs alive until it: instead of an early `return` (or `exit`) for the "

@@ -82,10 +82,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ptxlint.analyses.convergence import Site, execution_cause, reported
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
-from ptxlint.isa.aligned import Scope
+from ptxlint.lazy_imports import lazy_module
 from ptxlint.rules.base import Rule
 from ptxlint.rules.convergence_messages import (
     call_labels,
@@ -96,6 +95,9 @@ from ptxlint.rules.convergence_messages import (
     subject,
 )
 
+aligned = lazy_module("ptxlint.isa.aligned")
+convergence = lazy_module("ptxlint.analyses.convergence")
+
 if TYPE_CHECKING:
     from ptxlint.analyses.uniformity import Divergence
 
@@ -104,17 +106,17 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
     return first_per_cause(_candidates(context), _report)
 
 
-def _candidates(context: ModuleContext) -> Iterator[tuple[Site, Divergence]]:
+def _candidates(context: ModuleContext) -> Iterator[tuple[convergence.Site, Divergence]]:
     for site in context.result("convergence"):
         requirement = site.requirement
-        if not requirement.aligned or requirement.scope == Scope.CTA:
+        if not requirement.aligned or requirement.scope == aligned.Scope.CTA:
             continue
-        cause = execution_cause(site, lambda divergence: reported(divergence, requirement.scope))
+        cause = convergence.execution_cause(site, lambda divergence: convergence.reported(divergence, requirement.scope))
         if cause is not None:
             yield site, cause
 
 
-def _report(site: Site, execution: Divergence) -> Diagnostic:
+def _report(site: convergence.Site, execution: Divergence) -> Diagnostic:
     scope = site.requirement.scope.noun
     message = f"{subject(site)} may run with only part of a {scope}: {cause_phrase(execution)}"
     return RULE.diagnostic(

@@ -80,11 +80,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ptxlint.analyses.convergence import Site, execution_cause
-from ptxlint.analyses.threads.lane_sets import ranges
-from ptxlint.analyses.threads.tid_fields import Level
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
+from ptxlint.lazy_imports import lazy_module
 from ptxlint.rules.base import Rule
 from ptxlint.rules.convergence_messages import (
     barrier_help,
@@ -95,6 +93,10 @@ from ptxlint.rules.convergence_messages import (
     subject,
 )
 
+convergence = lazy_module("ptxlint.analyses.convergence")
+lane_sets = lazy_module("ptxlint.analyses.threads.lane_sets")
+tid_fields = lazy_module("ptxlint.analyses.threads.tid_fields")
+
 if TYPE_CHECKING:
     from ptxlint.analyses.barriers import BarrierMeetings, Meeting
     from ptxlint.analyses.uniformity import Divergence
@@ -104,29 +106,29 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
     return first_per_cause(_candidates(context), lambda site, execution: _report(context, site, execution))
 
 
-def _candidates(context: ModuleContext) -> Iterator[tuple[Site, Divergence]]:
+def _candidates(context: ModuleContext) -> Iterator[tuple[convergence.Site, Divergence]]:
     for site in context.result("convergence"):
         requirement = site.requirement
         if not requirement.barrier or not requirement.aligned:
             continue
         # Whole warps that branch around a barrier with a thread count are the warp-specialisation
         # idiom (PTX103's question); around one without a count, they are missing arrivals.
-        cause = execution_cause(
-            site, lambda divergence: divergence.level == Level.THREAD or not requirement.thread_count
+        cause = convergence.execution_cause(
+            site, lambda divergence: divergence.level == tid_fields.Level.THREAD or not requirement.thread_count
         )
         if cause is not None:
             yield site, cause
 
 
-def _report(context: ModuleContext, site: Site, execution: Divergence) -> Diagnostic:
+def _report(context: ModuleContext, site: convergence.Site, execution: Divergence) -> Diagnostic:
     labels = call_labels(site) + cause_labels(execution)
     help = barrier_help(site, execution)
     meeting = _met_apart(context, site, execution)
     if meeting is not None:
         # Every thread may arrive, each role at its own copy: the `.aligned` rule is what breaks.
-        there, line = ranges(meeting.warps_there), meeting.other.instruction.span.line
+        there, line = lane_sets.ranges(meeting.warps_there), meeting.other.instruction.span.line
         message = (
-            f"{subject(site)} is waited on here by warps {ranges(meeting.warps_here)} and on line {line} by warps "
+            f"{subject(site)} is waited on here by warps {lane_sets.ranges(meeting.warps_here)} and on line {line} by warps "
             f"{there}: the threads that meet at one aligned barrier must execute the same instruction"
         )
         labels = [Label(meeting.other.instruction.span, f"warps {there} wait at this copy"), *labels]
@@ -134,17 +136,17 @@ def _report(context: ModuleContext, site: Site, execution: Divergence) -> Diagno
             "let every warp execute one barrier after the role branches join, or use the non-aligned "
             "`barrier.sync`, which threads may reach at different instructions"
         )
-    elif execution.level == Level.THREAD:
+    elif execution.level == tid_fields.Level.THREAD:
         message = f"{subject(site)} may be reached by only part of a warp: {cause_phrase(execution)}"
     else:
         message = f"{subject(site)} may be reached by only part of the CTA, and it has no thread count: {cause_phrase(execution)}"
     return RULE.diagnostic(site.instruction.span, message, labels=labels, help=help)
 
 
-def _met_apart(context: ModuleContext, site: Site, execution: Divergence) -> Meeting | None:
+def _met_apart(context: ModuleContext, site: convergence.Site, execution: Divergence) -> Meeting | None:
     """The other copy of the barrier that the rest of the CTA waits at in the same phase, when
     whole warps split between the two."""
-    if site.via is not None or execution.level == Level.THREAD or site.requirement.thread_count:
+    if site.via is not None or execution.level == tid_fields.Level.THREAD or site.requirement.thread_count:
         return None
     meetings: BarrierMeetings = context.result("barrier_meetings", site.function.function)
     return next(iter(meetings.apart(site.index)), None)

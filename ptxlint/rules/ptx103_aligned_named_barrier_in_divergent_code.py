@@ -74,11 +74,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ptxlint.analyses.threads.lane_sets import ranges
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function
+from ptxlint.lazy_imports import lazy_module
 from ptxlint.rules.base import Rule
+
+lane_sets = lazy_module("ptxlint.analyses.threads.lane_sets")
 
 if TYPE_CHECKING:
     from ptxlint.analyses.barriers import BarrierMeetings, BarrierUse, Meeting
@@ -102,7 +104,7 @@ def _check_function(context: ModuleContext, function: Function) -> Iterator[Diag
 
 def _report(later: BarrierUse, meeting: Meeting) -> Diagnostic:
     earlier, barrier = meeting.other, later.barrier
-    here, there = ranges(meeting.warps_here), ranges(meeting.warps_there)
+    here, there = lane_sets.ranges(meeting.warps_here), lane_sets.ranges(meeting.warps_there)
     return RULE.diagnostic(
         later.instruction.span,
         f"barrier {barrier} is waited on here by warps {here} and on line {earlier.instruction.span.line} by warps "

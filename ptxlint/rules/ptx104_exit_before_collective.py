@@ -62,12 +62,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ptxlint.analyses.convergence import Site, exit_cause
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
-from ptxlint.isa.aligned import Scope
+from ptxlint.lazy_imports import lazy_module
 from ptxlint.rules.base import Rule
 from ptxlint.rules.convergence_messages import call_labels, cause_labels, exit_help, first_per_cause, subject, variation
+
+aligned = lazy_module("ptxlint.isa.aligned")
+convergence = lazy_module("ptxlint.analyses.convergence")
 
 if TYPE_CHECKING:
     from ptxlint.analyses.uniformity import Divergence
@@ -77,29 +79,29 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
     return first_per_cause(_candidates(context), _report)
 
 
-def _tolerated(site: Site) -> Scope | None:
+def _tolerated(site: convergence.Site) -> aligned.Scope | None:
     """The scope whose exits the site tolerates when uniform over it (whole warps may leave a CTA
     barrier), or None when exits do not matter to it."""
     requirement = site.requirement
     if requirement.barrier:
-        return None if requirement.thread_count else Scope.WARP
+        return None if requirement.thread_count else aligned.Scope.WARP
     if not requirement.aligned:
         return None
     return requirement.scope
 
 
-def _candidates(context: ModuleContext) -> Iterator[tuple[Site, Divergence]]:
+def _candidates(context: ModuleContext) -> Iterator[tuple[convergence.Site, Divergence]]:
     for site in context.result("convergence"):
         tolerated = _tolerated(site)
         if tolerated is None:
             continue
-        cause = exit_cause(site, tolerated)
+        cause = convergence.exit_cause(site, tolerated)
         if cause is not None:
             yield site, cause
 
 
-def _report(site: Site, exit_mark: Divergence) -> Diagnostic:
-    scope = "the CTA" if site.requirement.scope == Scope.CTA else f"its {site.requirement.scope.noun}"
+def _report(site: convergence.Site, exit_mark: Divergence) -> Diagnostic:
+    scope = "the CTA" if site.requirement.scope == aligned.Scope.CTA else f"its {site.requirement.scope.noun}"
     if exit_mark.kind == "exit-branch":
         where = f"the branch at line {exit_mark.span.line} sends threads to an exit and"
     else:

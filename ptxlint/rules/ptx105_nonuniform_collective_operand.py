@@ -56,20 +56,22 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ptxlint.analyses.threads.tid_fields import Level
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
+from ptxlint.lazy_imports import lazy_module
 from ptxlint.rules.base import Rule
 from ptxlint.rules.convergence_messages import WARP_INDEX
+
+tid_fields = lazy_module("ptxlint.analyses.threads.tid_fields")
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
     for site in context.result("convergence"):
-        if site.via is not None or site.facts.execution_level == Level.THREAD:
+        if site.via is not None or site.facts.execution_level == tid_fields.Level.THREAD:
             continue
         operands = site.instruction.operands
         for position, value in sorted(site.facts.operands.items()):
-            if value.level != Level.THREAD:
+            if value.level != tid_fields.Level.THREAD:
                 continue
             operand = operands[position]
             text = _source_text(context, operand.span)

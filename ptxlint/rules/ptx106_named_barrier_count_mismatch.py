@@ -100,13 +100,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ptxlint.analyses.barriers import CTA, UNKNOWN, BarrierUse
-from ptxlint.analyses.launch import WARP_SIZE, block_shape
-from ptxlint.analyses.threads.lane_sets import ranges
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function, Instruction, Register
+from ptxlint.lazy_imports import lazy_module
 from ptxlint.rules.base import Rule
+
+barriers = lazy_module("ptxlint.analyses.barriers")
+lane_sets = lazy_module("ptxlint.analyses.threads.lane_sets")
+launch = lazy_module("ptxlint.analyses.launch")
 
 if TYPE_CHECKING:
     from ptxlint.callgraph import CallGraph
@@ -121,7 +123,7 @@ class Use:
     """A CTA barrier instruction of the ``barriers`` pass, with the function it is in."""
 
     function: Function
-    use: BarrierUse
+    use: barriers.BarrierUse
 
     @property
     def index(self) -> int:
@@ -204,7 +206,7 @@ class _Kernel:
         self.kernel = kernel
         self.reached = reached
         self.uses = uses
-        shape = block_shape(kernel, context.options)
+        shape = launch.block_shape(kernel, context.options)
         # The block size, when `.reqntid` fixes it: what a use without a count waits for.
         self.block_threads = shape.max_threads if kernel.directive(".reqntid") is not None else None
         self.opaque = self._opaque_calls()
@@ -232,12 +234,12 @@ class _Kernel:
 
     def _may_count(self, use: Use, count: int) -> bool:
         """Whether ``use`` may arrive at a barrier phase whose count is ``count``."""
-        if use.count == CTA:
+        if use.count == barriers.CTA:
             return self.block_threads is None or self.block_threads == count
-        return use.count == count or use.count == UNKNOWN
+        return use.count == count or use.count == barriers.UNKNOWN
 
     def _describe(self, use: Use) -> str:
-        if use.count == CTA:
+        if use.count == barriers.CTA:
             threads = f"the whole block ({self.block_threads} threads)" if self.block_threads else "the whole block"
         else:
             threads = f"{use.count} threads"
@@ -261,7 +263,7 @@ class _Kernel:
     ) -> tuple[tuple, str, Use, list[Label], str] | None:
         """A finding when the warps that may arrive at ``barrier`` with ``count`` (or with a
         count or id not known) are fewer than ``count``."""
-        if count <= WARP_SIZE:
+        if count <= launch.WARP_SIZE:
             return None  # one warp that reaches it is enough; none at all is dead code
         arriving = [use for use in uses if self._may_count(use, count)]
         warps = 0
@@ -269,14 +271,14 @@ class _Kernel:
             warps |= self._warps(use.function, use.index, use.instruction)
         for function, index, instruction in self.opaque:
             warps |= self._warps(function, index, instruction)
-        if warps == 0 or warps.bit_count() * WARP_SIZE >= count:
+        if warps == 0 or warps.bit_count() * launch.WARP_SIZE >= count:
             return None
         first = next(use for use in uses if use.count == count)
         others = [use for use in uses if not self._may_count(use, count)]
-        threads = warps.bit_count() * WARP_SIZE
-        who = f"{'warp' if warps.bit_count() == 1 else 'warps'} {ranges(warps)} ({threads} threads)"
+        threads = warps.bit_count() * launch.WARP_SIZE
+        who = f"{'warp' if warps.bit_count() == 1 else 'warps'} {lane_sets.ranges(warps)} ({threads} threads)"
         labels = [
-            Label(use.instruction.span, f"warps {ranges(self._warps(use.function, use.index, use.instruction)) or 'none'} may reach this `{use.name}`")
+            Label(use.instruction.span, f"warps {lane_sets.ranges(self._warps(use.function, use.index, use.instruction)) or 'none'} may reach this `{use.name}`")
             for use in arriving
             if use is not first
         ]

@@ -85,10 +85,12 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function, Instruction
-from ptxlint.isa.barriers import is_cta_barrier
-from ptxlint.isa.hand_offs import HAND_OFF_BASES, KERNEL_RET, RELEASE_STORE, hand_off
+from ptxlint.lazy_imports import lazy_module
 from ptxlint.rules.base import Rule
 from ptxlint.rules.tcgen05_messages import access_name, pending_labels, wait_advice, waiting_instruction, warps_text, witness_labels
+
+hand_offs = lazy_module("ptxlint.isa.hand_offs")
+isa_barriers = lazy_module("ptxlint.isa.barriers")
 
 if TYPE_CHECKING:
     from ptxlint.analyses.path_witness import BranchStep
@@ -108,15 +110,15 @@ def _check_function(context: ModuleContext, function: Function) -> Iterator[Diag
     events = [
         (index, name)
         for index, instruction in enumerate(instructions)
-        if instruction.opcode.base in HAND_OFF_BASES
-        and (name := hand_off(instruction.opcode.base, instruction.opcode.modifiers, function.is_kernel))
+        if instruction.opcode.base in hand_offs.HAND_OFF_BASES
+        and (name := hand_offs.hand_off(instruction.opcode.base, instruction.opcode.modifiers, function.is_kernel))
     ]
     if not events:
         return
     pending = context.result("tcgen05_pending", function)
     for index, name in events:
         opcode = instructions[index].opcode
-        barrier = is_cta_barrier(opcode.base, opcode.modifiers)
+        barrier = isa_barriers.is_cta_barrier(opcode.base, opcode.modifiers)
         before = [item for item, _ in pending.pending_before(index)]
         in_flight = [
             item
@@ -147,9 +149,9 @@ def _check_function(context: ModuleContext, function: Function) -> Iterator[Diag
 
 def _describe(name: str) -> str:
     """A hand-off as the message names it."""
-    if name == KERNEL_RET:
+    if name == hand_offs.KERNEL_RET:
         return "the kernel's `ret`"
-    if name == RELEASE_STORE:
+    if name == hand_offs.RELEASE_STORE:
         return "a release store"
     return f"`{name}`"
 
@@ -207,7 +209,7 @@ def _help(name: str, kind: str) -> str:
     wait = wait_advice(kind)
     if name.startswith("tcgen05.dealloc"):
         return f"wait with {wait} before freeing the columns"
-    if name in (KERNEL_RET, "exit"):
+    if name in (hand_offs.KERNEL_RET, "exit"):
         return f"wait with {wait} before the thread ends"
     return (
         f"wait with {wait}, then `tcgen05.fence::before_thread_sync`, before telling other threads the tensor "

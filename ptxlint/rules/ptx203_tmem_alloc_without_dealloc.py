@@ -64,12 +64,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ptxlint.callgraph import callee_name
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function
+from ptxlint.lazy_imports import lazy_module
 from ptxlint.rules.base import Rule
 from ptxlint.rules.tcgen05_messages import witness_labels
+
+callgraph = lazy_module("ptxlint.callgraph")
 
 if TYPE_CHECKING:
     from ptxlint.analyses.tcgen05.pending import ExitLeak, TensorMemoryFacts
@@ -105,7 +107,7 @@ def _report(allocations: TensorMemoryFacts, kernel: Function, leak: ExitLeak) ->
     instruction = kernel.instructions[leak.allocation]
     notes = ()
     if instruction.opcode.base == "call":
-        notes = (f"`{callee_name(instruction)}` allocates tensor memory",)
+        notes = (f"`{callgraph.callee_name(instruction)}` allocates tensor memory",)
     end = kernel.instructions[leak.end].span if leak.end is not None else kernel.span
     return RULE.diagnostic(
         instruction.opcode_span,

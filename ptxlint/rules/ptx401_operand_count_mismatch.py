@@ -56,9 +56,11 @@ from typing import Iterable
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.ir import Address, Function, Immediate, Instruction, Operand, Pair, Register, Sink, Vector
-from ptxlint.isa import operands as operand_table
-from ptxlint.isa.shapes import VectorExpectation, expected_vector_lengths
+from ptxlint.lazy_imports import lazy_module
 from ptxlint.rules.base import Rule
+
+operand_table = lazy_module("ptxlint.isa.operands")
+shapes = lazy_module("ptxlint.isa.shapes")
 
 
 def operand_kind(operand: Operand) -> str:
@@ -141,14 +143,14 @@ def _kind_letter(operand: Operand, registers: _RegisterTypes) -> str:
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
     # What each distinct opcode text expects, looked up once: most instructions expect nothing.
-    by_text: dict[str, dict[int, VectorExpectation]] = {}
+    by_text: dict[str, dict[int, shapes.VectorExpectation]] = {}
     for function in context.module.functions:
         registers: _RegisterTypes | None = None
         for instruction in function.instructions:
             opcode = instruction.opcode
             expected = by_text.get(opcode.text)
             if expected is None:
-                expected = by_text[opcode.text] = expected_vector_lengths(opcode.base, opcode.modifiers)
+                expected = by_text[opcode.text] = shapes.expected_vector_lengths(opcode.base, opcode.modifiers)
             if opcode.base in operand_table.JUDGED_BASES:
                 registers = registers or _RegisterTypes(function)
                 problems = _check_operand_kinds(instruction, registers)
@@ -178,7 +180,7 @@ def _check_operand_kinds(instruction: Instruction, registers: _RegisterTypes) ->
     return found
 
 
-def _check_instruction(instruction: Instruction, expected_lengths: dict[int, VectorExpectation]) -> Iterable[Diagnostic]:
+def _check_instruction(instruction: Instruction, expected_lengths: dict[int, shapes.VectorExpectation]) -> Iterable[Diagnostic]:
     operands = instruction.operands
     for position, expected in expected_lengths.items():
         if not -len(operands) <= position < len(operands):

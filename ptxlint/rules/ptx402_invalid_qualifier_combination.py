@@ -53,17 +53,19 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ptxlint.analyses.target_gates import module_architecture
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
-from ptxlint.isa import grammar
-from ptxlint.isa.qualifiers import JUDGED_BASES, qualifier_problems
+from ptxlint.lazy_imports import lazy_module
 from ptxlint.rules.base import Rule
 from ptxlint.rules.ptx401_operand_count_mismatch import operand_kinds
 
+grammar = lazy_module("ptxlint.isa.grammar")
+qualifiers = lazy_module("ptxlint.isa.qualifiers")
+target_gates = lazy_module("ptxlint.analyses.target_gates")
+
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
-    architecture = module_architecture(context.module)
+    architecture = target_gates.module_architecture(context.module)
     target_number = architecture.number if architecture else 0
     for function in context.module.functions:
         for instruction in function.instructions:
@@ -72,9 +74,9 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
                 for problem in grammar.grammar_problems(opcode.base, opcode.modifiers, target_number):
                     span = instruction.opcode_span if problem.index is None else instruction.modifier_span(problem.index)
                     yield RULE.diagnostic(span, problem.message, help=problem.help)
-            if opcode.base not in JUDGED_BASES:
+            if opcode.base not in qualifiers.JUDGED_BASES:
                 continue
-            for problem in qualifier_problems(opcode.base, opcode.modifiers, operand_kinds(instruction)):
+            for problem in qualifiers.qualifier_problems(opcode.base, opcode.modifiers, operand_kinds(instruction)):
                 span = instruction.opcode_span if problem.index is None else instruction.modifier_span(problem.index)
                 yield RULE.diagnostic(span, problem.message, help=problem.help)
 

@@ -46,18 +46,20 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ptxlint.analyses.target_gates import failure_span, module_architecture
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.ir import Module
-from ptxlint.isa.targets import TARGET_RETIRED, Target, format_version, parse_target, renamed_to
+from ptxlint.lazy_imports import lazy_module
 from ptxlint.rules.base import Rule
+
+target_gates = lazy_module("ptxlint.analyses.target_gates")
+targets = lazy_module("ptxlint.isa.targets")
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
     module = context.module
     yield from _retired_targets(module)
-    architecture = module_architecture(module)
+    architecture = target_gates.module_architecture(module)
     yield from _unsupported_options(module, architecture)
     if architecture is None:
         return
@@ -65,7 +67,7 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
         for failure in failures:
             if failure.is_target_failure:
                 yield RULE.diagnostic(
-                    failure_span(instruction, failure),
+                    target_gates.failure_span(instruction, failure),
                     f"`{failure.gate.feature}` is not supported on .target {architecture.name}",
                     notes=(f"supported on {failure.gate.availability.describe()}",),
                     help="compile for a target that has it (`.target` in PTX, `-arch=` for nvcc), or keep this code out of "
@@ -74,7 +76,7 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
                 )
 
 
-def _unsupported_options(module: Module, architecture: Target | None) -> Iterable[Diagnostic]:
+def _unsupported_options(module: Module, architecture: targets.Target | None) -> Iterable[Diagnostic]:
     """`map_f64_to_f32` dates from GPUs without double precision (before sm_13)."""
     if architecture is None or architecture.number < 13:
         return
@@ -89,14 +91,14 @@ def _retired_targets(module: Module) -> Iterable[Diagnostic]:
     if module.version is None:
         return
     for target in module.targets:
-        parsed = parse_target(target.name)
-        retired = TARGET_RETIRED.get(parsed.name) if parsed else None
+        parsed = targets.parse_target(target.name)
+        retired = targets.TARGET_RETIRED.get(parsed.name) if parsed else None
         if parsed and retired and module.version >= retired:
             yield RULE.diagnostic(
                 target.span,
-                f"`{target.name}` does not exist in PTX {format_version(module.version)}: "
-                f"it was renamed {renamed_to(parsed)} in PTX {format_version(retired)}",
-                help=f"write `.target {renamed_to(parsed)}`",
+                f"`{target.name}` does not exist in PTX {targets.format_version(module.version)}: "
+                f"it was renamed {targets.renamed_to(parsed)} in PTX {targets.format_version(retired)}",
+                help=f"write `.target {targets.renamed_to(parsed)}`",
             )
 
 

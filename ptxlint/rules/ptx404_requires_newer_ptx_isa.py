@@ -44,12 +44,14 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ptxlint.analyses.target_gates import failure_span, module_architecture
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.ir import Module
-from ptxlint.isa.targets import format_version, minimum_version_for, parse_target
+from ptxlint.lazy_imports import lazy_module
 from ptxlint.rules.base import Rule
+
+target_gates = lazy_module("ptxlint.analyses.target_gates")
+targets = lazy_module("ptxlint.isa.targets")
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
@@ -57,16 +59,16 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
     if module.version is None:
         return
     yield from _targets_newer_than_version(module)
-    architecture = module_architecture(module)
+    architecture = target_gates.module_architecture(module)
     if architecture is None:
         return
-    declared = format_version(module.version)
+    declared = targets.format_version(module.version)
     for instruction, failures in context.result("target_gates"):
         for failure in failures:
             if failure.minimum_version is not None:
-                needed = format_version(failure.minimum_version)
+                needed = targets.format_version(failure.minimum_version)
                 yield RULE.diagnostic(
-                    failure_span(instruction, failure),
+                    target_gates.failure_span(instruction, failure),
                     f"`{failure.gate.feature}` on {architecture.name} requires PTX ISA {needed}; "
                     f"the module declares .version {declared}",
                     help=f"declare `.version {needed}` or later",
@@ -75,14 +77,14 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
 
 def _targets_newer_than_version(module: Module) -> Iterable[Diagnostic]:
     for target in module.targets:
-        parsed = parse_target(target.name)
-        minimum = minimum_version_for(parsed) if parsed else None
+        parsed = targets.parse_target(target.name)
+        minimum = targets.minimum_version_for(parsed) if parsed else None
         if minimum is not None and module.version < minimum:
             yield RULE.diagnostic(
                 target.span,
-                f".target {target.name} requires PTX ISA {format_version(minimum)}; "
-                f"the module declares .version {format_version(module.version)}",
-                help=f"declare `.version {format_version(minimum)}` or later",
+                f".target {target.name} requires PTX ISA {targets.format_version(minimum)}; "
+                f"the module declares .version {targets.format_version(module.version)}",
+                help=f"declare `.version {targets.format_version(minimum)}` or later",
             )
 
 

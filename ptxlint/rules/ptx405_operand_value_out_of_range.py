@@ -43,19 +43,21 @@ from typing import Iterable
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.ir import Immediate
-from ptxlint.isa.values import LIMITED_BASES, value_limits
+from ptxlint.lazy_imports import lazy_module
 from ptxlint.rules.base import Rule
 from ptxlint.rules.ptx401_operand_count_mismatch import operand_kinds
+
+isa_values = lazy_module("ptxlint.isa.values")
 
 
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
     for function in context.module.functions:
         for instruction in function.instructions:
             opcode = instruction.opcode
-            if opcode.base not in LIMITED_BASES:
+            if opcode.base not in isa_values.LIMITED_BASES:
                 continue
             operands = instruction.operands
-            for position, limit in value_limits(opcode.base, opcode.modifiers, operand_kinds(instruction)).items():
+            for position, limit in isa_values.value_limits(opcode.base, opcode.modifiers, operand_kinds(instruction)).items():
                 if position >= len(operands):
                     continue
                 operand = operands[position]

@@ -86,10 +86,12 @@ from typing import TYPE_CHECKING, Iterable
 
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
-from ptxlint.isa.proxies import reaches_other_ctas
+from ptxlint.lazy_imports import lazy_module
 from ptxlint.rules.async_proxy_messages import analysed_functions, buffer_name, by, opcode_name
 from ptxlint.rules.base import Rule
 from ptxlint.rules.tcgen05_messages import witness_labels
+
+proxies = lazy_module("ptxlint.isa.proxies")
 
 if TYPE_CHECKING:
     from ptxlint.analyses.asynchronous.proxy import AsyncProxyFacts
@@ -106,7 +108,7 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
     for function, facts in analysed_functions(context):
         reported: set[int] = set()
         for use in facts.instructions("load", "barrier use"):
-            across_ctas = reaches_other_ctas(function.instructions[use].opcode.modifiers)
+            across_ctas = proxies.reaches_other_ctas(function.instructions[use].opcode.modifiers)
             inits = [init for init in facts.unfenced_inits(use, across_ctas) if init not in reported]
             if inits:
                 reported.update(inits)

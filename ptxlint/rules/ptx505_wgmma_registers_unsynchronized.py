@@ -97,12 +97,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ptxlint.analyses.asynchronous.wgmma_operands import has_wgmma
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function, registers_in
+from ptxlint.lazy_imports import lazy_module
 from ptxlint.rules.base import Rule
 from ptxlint.rules.tcgen05_messages import witness_labels
+
+wgmma_operands = lazy_module("ptxlint.analyses.asynchronous.wgmma_operands")
 
 if TYPE_CHECKING:
     from ptxlint.analyses.asynchronous.wgmma_groups import InFlight, UnfencedAccess, WgmmaFacts
@@ -126,7 +128,7 @@ _COMMIT_HELP = (
 def check(context: ModuleContext) -> Iterable[Diagnostic]:
     for function in context.module.functions:
         # The cheap scan first: a module without wgmma loads no solver.
-        if function.has_body and has_wgmma(function):
+        if function.has_body and wgmma_operands.has_wgmma(function):
             facts = context.result("wgmma_groups", function)
             if facts is not None:
                 yield from _check_function(function, facts)

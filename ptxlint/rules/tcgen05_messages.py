@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable
 
-from ptxlint.analyses.threads.lane_sets import ranges
-from ptxlint.callgraph import callee_name
 from ptxlint.diagnostics import Label
 from ptxlint.ir import Function, Instruction
+from ptxlint.lazy_imports import lazy_module
+
+callgraph = lazy_module("ptxlint.callgraph")
+lane_sets = lazy_module("ptxlint.analyses.threads.lane_sets")
 
 if TYPE_CHECKING:
     from ptxlint.analyses.path_witness import BranchStep
@@ -35,7 +37,7 @@ def access_name(instruction: Instruction, kind: str) -> str:
     """"`tcgen05.ld`", or for a call whose callee returned the access unwaited, "`tcgen05.ld`
     returned by `load_accumulator`"."""
     if instruction.opcode.base == "call":
-        return f"`tcgen05.{kind}` returned by `{callee_name(instruction)}`"
+        return f"`tcgen05.{kind}` returned by `{callgraph.callee_name(instruction)}`"
     return f"`tcgen05.{kind}`"
 
 
@@ -48,7 +50,7 @@ def pending_labels(function: Function, items: Iterable[Pending], text: str) -> l
 
 def warps_text(mask: int) -> str:
     """"warp 0", "warps 1-3", "warps 0, 2, 4-7" for a warp mask."""
-    return ("warp " if mask & (mask - 1) == 0 else "warps ") + ranges(mask)
+    return ("warp " if mask & (mask - 1) == 0 else "warps ") + lane_sets.ranges(mask)
 
 
 def witness_labels(steps: Iterable[BranchStep]) -> list[Label]:
