@@ -142,6 +142,20 @@ def test_version_does_not_import_the_linter() -> None:
     assert output.strip().endswith("[]")
 
 
+def test_a_module_without_function_bodies_runs_no_analysis(files: Path) -> None:
+    """An empty module (a pre-commit hook's stub, a header of declarations) has nothing for the
+    rules that read function bodies: they do not run, and neither the passes they would ask for
+    nor the analysis modules they name are loaded (modules registered for loading on first use
+    but never used do not count); the module-level checks still run."""
+    (files / "empty.ptx").write_text(".version 8.0\n.target sm_90a\n.address_size 64\n")
+    code = "import sys; from ptxlint.cli import main\ntry: main(['--output-format', 'concise', 'empty.ptx'])\nexcept SystemExit: pass\n"
+    code += "print(sorted(m for m, module in sys.modules.items() if m.startswith('ptxlint.analyses.') and type(module).__name__ != '_LazyModule' and m.count('.') > 2 and not m.endswith(('target_gates', 'threads', 'tcgen05', 'asynchronous'))))"
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=files).stdout
+    assert output.strip().endswith("[]"), output
+    (files / "old_version.ptx").write_text(".version 7.0\n.target sm_90a\n.address_size 64\n")
+    assert "PTX404" in invoke("--output-format", "concise", "old_version.ptx").stdout
+
+
 def test_a_module_without_collectives_loads_no_solver_pass(files: Path) -> None:
     """Start-up is most of a small file's lint: passes load only when a rule needs their result,
     and the convergence rules need none where no instruction is a collective."""

@@ -36,6 +36,10 @@ class Rule:
     requires: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     precision: str = "high"  # SARIF: very-high, high, medium, low
+    # Whether the check looks only inside function bodies: then a module without any (an empty
+    # file, declarations only) has nothing for it, and the driver neither runs it nor loads the
+    # passes and tables it would ask for (most of a tiny file's lint is start-up).
+    reads_function_bodies: bool = True
 
     def diagnostic(
         self,

@@ -76,4 +76,5 @@ RULE = Rule(
     check=check,
     tags=("correctness", "syntax"),
     precision="very-high",
+    reads_function_bodies=False,
 )

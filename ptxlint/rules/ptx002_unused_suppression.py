@@ -106,4 +106,5 @@ RULE = Rule(
     check=check,
     tags=("maintainability", "suppression"),
     precision="very-high",
+    reads_function_bodies=False,
 )

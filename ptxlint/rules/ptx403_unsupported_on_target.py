@@ -112,4 +112,5 @@ RULE = Rule(
     requires=("target_gates",),
     tags=("correctness", "isa", "portability"),
     precision="very-high",
+    reads_function_bodies=False,
 )
