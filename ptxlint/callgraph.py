@@ -8,7 +8,7 @@ from functools import cached_property
 from typing import Callable, Container, Iterable, Mapping, TypeVar
 
 from ptxlint import ir
-from ptxlint.graphs import closure
+from ptxlint.graphs import closure, strongly_connected_components
 
 T = TypeVar("T")
 
@@ -157,48 +157,5 @@ class CallGraph:
 
     @cached_property
     def components(self) -> tuple[tuple[str, ...], ...]:
-        """The strongly connected components, callees before callers (Tarjan, iteratively)."""
-        index_of: dict[str, int] = {}
-        low: dict[str, int] = {}
-        on_stack: set[str] = set()
-        stack: list[str] = []
-        result: list[tuple[str, ...]] = []
-        counter = 0
-        for root in self.functions:
-            if root in index_of:
-                continue
-            work = [(root, iter(self.callees(root)))]
-            index_of[root] = low[root] = counter
-            counter += 1
-            stack.append(root)
-            on_stack.add(root)
-            while work:
-                node, children = work[-1]
-                advanced = False
-                for child in children:
-                    if child not in index_of:
-                        index_of[child] = low[child] = counter
-                        counter += 1
-                        stack.append(child)
-                        on_stack.add(child)
-                        work.append((child, iter(self.callees(child))))
-                        advanced = True
-                        break
-                    if child in on_stack:
-                        low[node] = min(low[node], index_of[child])
-                if advanced:
-                    continue
-                work.pop()
-                if work:
-                    parent = work[-1][0]
-                    low[parent] = min(low[parent], low[node])
-                if low[node] == index_of[node]:
-                    component = []
-                    while True:
-                        member = stack.pop()
-                        on_stack.discard(member)
-                        component.append(member)
-                        if member == node:
-                            break
-                    result.append(tuple(component))
-        return tuple(result)
+        """The strongly connected components, callees before callers."""
+        return tuple(strongly_connected_components(self.functions, self.callees))

@@ -20,18 +20,15 @@ def closure(starts: Iterable[Node], neighbours: Callable[[Node], Iterable[Node]]
     return frozenset(found)
 
 
-def reachable_marks(nodes: Iterable[Node], neighbours: Callable[[Node], Iterable[Node]], marks: dict[Node, int]) -> dict[Node, int]:
-    """For every node, the union (bitwise or) of the ``marks`` of the nodes reachable from it
-    through ``neighbours``, itself included. One pass for all nodes, linear in the graph's size
-    (times the width of the marks): the strongly connected components, found iteratively
-    (Tarjan), share one union, and a component's union is complete when it is closed, since every
-    component it reaches was closed before it. Asking :func:`closure` once per node instead is
-    quadratic on a long chain of blocks."""
+def strongly_connected_components(nodes: Iterable[Node], neighbours: Callable[[Node], Iterable[Node]]) -> list[tuple[Node, ...]]:
+    """The strongly connected components of the nodes reachable from ``nodes``, each closed
+    only after every component it reaches (Tarjan's algorithm, iteratively: no recursion limit
+    on a long chain). A component's members are listed in the order they were popped."""
     index_of: dict[Node, int] = {}
     low: dict[Node, int] = {}
     on_stack: set[Node] = set()
     stack: list[Node] = []
-    union: dict[Node, int] = {}
+    components: list[tuple[Node, ...]] = []
     counter = 0
     for root in nodes:
         if root in index_of:
@@ -63,8 +60,6 @@ def reachable_marks(nodes: Iterable[Node], neighbours: Callable[[Node], Iterable
                 low[parent] = min(low[parent], low[node])
             if low[node] != index_of[node]:
                 continue
-            # `node` roots a component: pop it, then take the union of its members' marks and of
-            # what every closed component they lead to reaches.
             members = []
             while True:
                 member = stack.pop()
@@ -72,11 +67,24 @@ def reachable_marks(nodes: Iterable[Node], neighbours: Callable[[Node], Iterable
                 members.append(member)
                 if member == node:
                     break
-            total = 0
-            for member in members:
-                total |= marks.get(member, 0)
-                for neighbour in neighbours(member):
-                    total |= union.get(neighbour, 0)
-            for member in members:
-                union[member] = total
+            components.append(tuple(members))
+    return components
+
+
+def reachable_marks(nodes: Iterable[Node], neighbours: Callable[[Node], Iterable[Node]], marks: dict[Node, int]) -> dict[Node, int]:
+    """For every node, the union (bitwise or) of the ``marks`` of the nodes reachable from it
+    through ``neighbours``, itself included. One pass for all nodes, linear in the graph's size
+    (times the width of the marks): the members of a strongly connected component share one
+    union, and a component's union is complete when it is closed, since every component it
+    reaches was closed before it. Asking :func:`closure` once per node instead is quadratic on a
+    long chain of blocks."""
+    union: dict[Node, int] = {}
+    for members in strongly_connected_components(nodes, neighbours):
+        total = 0
+        for member in members:
+            total |= marks.get(member, 0)
+            for neighbour in neighbours(member):
+                total |= union.get(neighbour, 0)
+        for member in members:
+            union[member] = total
     return union
