@@ -28,18 +28,19 @@ import io
 import os
 import re
 import tokenize
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Sequence
 
 from ptxlint import suppressions
 from ptxlint.diagnostics import Diagnostic, FileResult, SourceFrame
+from ptxlint.records import record
 from ptxlint.source_suppressions import locate
 
 _UNUSED_SUPPRESSION = "PTX002"
 _ARCHITECTURE_SUFFIX = re.compile(r"\[[^\[\]]+\]$")  # `kernel.cu[sm_100a]`, `libfoo.so[sm_90a]`
 
 
-@dataclass
+@record(frozen=False)
 class Outcome:
     """What adding suppressions did."""
 

@@ -3,17 +3,17 @@ recursive (strongly connected components, found iteratively)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable, Container, Iterable, Mapping, TypeVar
 
 from ptxlint import ir
 from ptxlint.graphs import closure, strongly_connected_components
+from ptxlint.records import record
 
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class CallSite:
     """A ``call`` instruction: who calls whom (None for an indirect call) and where."""
 

@@ -19,13 +19,13 @@ Every traversal is iterative: a hundred thousand labels must not exhaust the Pyt
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable, Iterable, Sequence
 
 from ptxlint import ir
 from ptxlint.callgraph import callee_name
 from ptxlint.graphs import closure
+from ptxlint.records import record
 
 # Opcode bases after which control does not fall through to the next instruction (when unguarded).
 _EXITS = frozenset({"ret", "exit", "trap"})
@@ -52,7 +52,7 @@ def leaves_function(instruction: ir.Instruction) -> bool:
     return instruction.opcode.base in _EXITS or ends_grid(instruction)
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Block:
     """A basic block: a range of instruction indices and its edges."""
 

@@ -35,13 +35,14 @@ import dataclasses
 import fnmatch
 import functools
 import sys
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterable, Mapping
 
 from ptxlint.context import Options
 from ptxlint.discovery import DEFAULT_EXCLUDE, DEFAULT_INCLUDE, FileSelection, Pattern
 from ptxlint.diagnostics import Severity
+from ptxlint.records import record
 from ptxlint.rules import ALL_RULES, RULES_BY_CODE, RULES_BY_NAME
 from ptxlint.rules.base import Rule
 
@@ -59,7 +60,7 @@ class ConfigError(Exception):
     """A configuration the user must fix (exit code 2)."""
 
 
-@dataclass(frozen=True)
+@record
 class FileConfig:
     """What one configuration file (or none) says, validated but not yet applied."""
 
@@ -82,14 +83,14 @@ class FileConfig:
         return self.path.parent if self.path is not None else Path.cwd()
 
 
-@dataclass(frozen=True)
+@record
 class CommandLineSelection:
     select: tuple[str, ...] | None = None
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class ResolvedConfig:
     """A configuration applied to the rule registry."""
 

@@ -5,12 +5,13 @@ results flow from analyses to the rules that ask for them)."""
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Callable, Iterator, Protocol
 
 from ptxlint.analysis_limits import DEFAULT_MAX_ANALYSIS_STEPS, UNLIMITED, Budget, BudgetExceeded, current_budget
 from ptxlint.ir import Function, Module
 from ptxlint.passes import UndeclaredPass, load
+from ptxlint.records import record
 from ptxlint.timings import Timings, measured
 
 # The analysis budget lives in ptxlint/analysis_limits.py; these are the names the rest of ptxlint
@@ -18,7 +19,7 @@ from ptxlint.timings import Timings, measured
 Deadline = Budget
 
 
-@dataclass(frozen=True)
+@record
 class Options:
     """Analysis options a user can configure (see the configuration docs)."""
 
@@ -35,7 +36,7 @@ class Options:
     time_budget: float = 0.0
 
 
-@dataclass
+@record(frozen=False)
 class ModuleContext:
     """The module being linted and the pass results computed on it so far.
 

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import bisect
 import heapq
-from dataclasses import dataclass
 from typing import Callable, Collection, Generic, Iterable, Iterator, Protocol, Sequence, TypeVar
 
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.analysis_limits import current_budget
 from ptxlint.ir import Instruction
+from ptxlint.records import record
 
 State = TypeVar("State")
 
@@ -63,7 +63,7 @@ class ForwardAnalysis(Protocol[State]):
     def transfer(self, index: int, instruction: Instruction, state: State) -> State: ...
 
 
-@dataclass(frozen=True)
+@record
 class Solution(Generic[State]):
     """The fixed point of a forward analysis: the state at the entry and exit of each block."""
 

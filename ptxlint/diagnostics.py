@@ -4,9 +4,10 @@ optional path witness. Renderers consume these; they know nothing of PTX."""
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from ptxlint.records import record
 from ptxlint.source import SourceFile, Span
 
 
@@ -21,7 +22,7 @@ class Severity(enum.Enum):
         return {"error": 2, "warning": 1, "note": 0}[self.value]
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Label:
     """A secondary location with a short message ("the divergent source is here")."""
 
@@ -38,7 +39,7 @@ class Label:
     origin: tuple[SourceFrame, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class SourceFrame:
     """A position in the high-level source a PTX line came from (`kernel.cu:123:5`), taken from
     `.loc`/`.file`. A diagnostic's ``origin`` lists frames innermost first: the first is where the
@@ -85,7 +86,7 @@ def user_chain(origin: tuple[SourceFrame, ...], as_written: bool = False) -> tup
     return tuple(frame for frame in rest if not frame.library), tuple(frame for frame in rest if frame.library)
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Diagnostic:
     """One finding.
 
@@ -121,7 +122,7 @@ class Diagnostic:
         return (self.span.line, self.span.column, self.code)
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class FileResult:
     """Everything known about one input after linting it."""
 

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
+from ptxlint.records import record
 
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
@@ -48,7 +48,7 @@ DEFAULT_EXCLUDE = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class Pattern:
     """A glob and the folder a pattern with `/` is relative to."""
 
@@ -68,7 +68,7 @@ class Pattern:
         return fnmatch.fnmatchcase(Path(relative).as_posix(), glob)
 
 
-@dataclass(frozen=True)
+@record
 class FileSelection:
     """The file selection settings in force in one folder."""
 
@@ -92,7 +92,7 @@ def default_selection(root: str | None = None) -> FileSelection:
     )
 
 
-@dataclass(frozen=True)
+@record
 class Unlintable:
     """A command-line path that yields nothing to lint, or a folder that cannot be read; the run
     reports ``message`` for ``path`` as that input's error."""
@@ -210,7 +210,7 @@ def _regular_or_dangling(entry: os.DirEntry[str]) -> bool:
 # ----------------------------------------------------------------------------- .gitignore
 
 
-@dataclass(frozen=True)
+@record
 class _Ignore:
     """The rules of one ignore file and the folder its patterns are relative to."""
 

@@ -12,9 +12,10 @@ Positions are :class:`~ptxlint.source.Span` byte ranges with 1-based line and co
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Union
 
+from ptxlint.records import record
 from ptxlint.source import SourceFile, Span
 
 # ----------------------------------------------------------------------------- operands
@@ -66,7 +67,7 @@ def _with_compact_span(cls: type) -> type:
 
 
 @_with_compact_span
-@dataclass(frozen=True, slots=True, init=False, repr=False)
+@record(slots=True, init=False, repr=False)
 class Register(_CompactSpan):
     """A declared register (`%r1`, `p`, `%rd<2>`'s `%rd1`)."""
 
@@ -81,7 +82,7 @@ class Register(_CompactSpan):
 
 
 @_with_compact_span
-@dataclass(frozen=True, slots=True, init=False, repr=False)
+@record(slots=True, init=False, repr=False)
 class SpecialRegister(_CompactSpan):
     """A predefined read-only register (`%tid.x`, `%laneid`, `%cluster_ctarank`)."""
 
@@ -96,7 +97,7 @@ class SpecialRegister(_CompactSpan):
 
 
 @_with_compact_span
-@dataclass(frozen=True, slots=True, init=False, repr=False)
+@record(slots=True, init=False, repr=False)
 class Symbol(_CompactSpan):
     """A name that is not a register: a label, function, variable or parameter."""
 
@@ -111,7 +112,7 @@ class Symbol(_CompactSpan):
 
 
 @_with_compact_span
-@dataclass(frozen=True, slots=True, init=False, repr=False)
+@record(slots=True, init=False, repr=False)
 class Immediate(_CompactSpan):
     """An integer or floating-point constant, including folded constant expressions (`-1`)."""
 
@@ -125,7 +126,7 @@ class Immediate(_CompactSpan):
         def __init__(self, value: int | float, span: Span) -> None: ...
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Expression:
     """A constant expression that could not be folded (it mentions symbols or registers)."""
 
@@ -133,7 +134,7 @@ class Expression:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Address:
     """A memory operand: ``[base+offset]``; ``extra`` holds what follows a comma, as in the
     tensor-map form ``[tmap, {x, y}]``."""
@@ -144,7 +145,7 @@ class Address:
     extra: tuple[Operand, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Vector:
     """A brace vector ``{a, b, c}``."""
 
@@ -152,14 +153,14 @@ class Vector:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Sink:
     """The bit bucket ``_``."""
 
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Pair:
     """A paired destination ``p|q`` (setp, elect.sync, shfl.sync, match.all, lop3)."""
 
@@ -168,7 +169,7 @@ class Pair:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Negated:
     """A negated predicate source ``!p``."""
 
@@ -176,7 +177,7 @@ class Negated:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ArgumentList:
     """A parenthesised list in a ``call``: return parameters or arguments."""
 
@@ -233,7 +234,7 @@ def _collect_registers(operand: Operand, found: list[Register]) -> None:
 # ----------------------------------------------------------------------------- instructions
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Opcode:
     """An opcode split into its base and ordered modifiers.
 
@@ -268,7 +269,7 @@ class Opcode:
         return offset
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Guard:
     """``@p`` or ``@!p`` before an opcode."""
 
@@ -277,7 +278,7 @@ class Guard:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class SourceLocation:
     """A ``.loc`` directive: where in the high-level source the following instructions came from."""
 
@@ -287,7 +288,7 @@ class SourceLocation:
     inlined_at: SourceLocation | None = None
 
 
-@dataclass(frozen=True, slots=True, init=False, repr=False)
+@record(slots=True, init=False, repr=False)
 class Instruction:
     """One instruction: opcode, operands (destinations first), guard, spans, scope and `.loc`.
 
@@ -376,7 +377,7 @@ _INSTRUCTION_FIELDS = tuple(field.name for field in dataclasses.fields(Instructi
 # ----------------------------------------------------------------------------- declarations
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class RegisterDeclaration:
     """``.reg .b32 %r<100>;`` declares ``%r0`` … ``%r99`` (count 100); plain names have count 0."""
 
@@ -388,7 +389,7 @@ class RegisterDeclaration:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class VariableDeclaration:
     """A variable in a state space other than ``.reg`` (module scope or inside a function)."""
 
@@ -402,7 +403,7 @@ class VariableDeclaration:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Parameter:
     """A kernel or function parameter (``.param`` or ``.reg``), or a return parameter."""
 
@@ -415,7 +416,7 @@ class Parameter:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class FunctionDirective:
     """A performance or cluster directive: ``.maxntid 128, 1, 1``, ``.noreturn``, ``.pragma``."""
 
@@ -424,7 +425,7 @@ class FunctionDirective:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Label:
     """A label definition ``L:`` in a function body."""
 
@@ -434,7 +435,7 @@ class Label:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class BranchTargets:
     """``name: .branchtargets L1, L2;`` — the possible targets of a ``brx.idx`` through ``name``."""
 
@@ -444,7 +445,7 @@ class BranchTargets:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Scope:
     """A `{ }` block. Scopes are numbered in textual (pre-)order, so the scopes nested inside
     scope ``i`` are exactly ``i + 1 … last_descendant``: whether one scope encloses another is
@@ -455,7 +456,7 @@ class Scope:
     last_descendant: int
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Function:
     """An ``.entry`` or ``.func``: its signature, declarations and instructions in textual order."""
 
@@ -517,7 +518,7 @@ class Function:
 # ----------------------------------------------------------------------------- module
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Target:
     """One architecture named by ``.target`` (``sm_100a``)."""
 
@@ -525,7 +526,7 @@ class Target:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class SyntaxProblem:
     """Text that does not parse (a tree-sitter ERROR or MISSING node)."""
 
@@ -533,7 +534,7 @@ class SyntaxProblem:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Module:
     """One PTX file: its header directives, module-scope variables and functions."""
 

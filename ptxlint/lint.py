@@ -11,7 +11,7 @@ import os
 import re
 import stat
 import sys
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -19,6 +19,7 @@ from ptxlint import source_suppressions, suppressions
 from ptxlint.context import Budget, BudgetExceeded, ModuleContext, Options
 from ptxlint.diagnostics import Diagnostic, FileResult, Severity
 from ptxlint.lower import lower
+from ptxlint.records import record
 from ptxlint.rules import ALL_RULES
 from ptxlint.rules import ptx002_unused_suppression as unused_suppression
 from ptxlint.rules.base import Rule
@@ -34,7 +35,7 @@ DEFAULT_MAX_FILE_SIZE = 256 * 1024 * 1024  # bytes; larger inputs are refused, n
 _BINARY_PROBE = 8192  # a NUL byte in the first 8 KiB marks a binary file (cubin, fatbin, ELF)
 
 
-@dataclass(frozen=True)
+@record
 class LintSettings:
     """What the driver needs to lint a file: the rules, options, size limit and overrides."""
 
@@ -61,7 +62,7 @@ class LintSettings:
         return frozenset(rule.code for rule in self.rules)
 
 
-@dataclass(frozen=True)
+@record
 class Analysis:
     """What linting one source produced, beyond the diagnostics themselves."""
 
@@ -77,7 +78,7 @@ class Analysis:
     source_suppressions: tuple[source_suppressions.Use, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class PartiallyAnalysedResult(FileResult):
     """A file whose analysis the step limit (or the time budget) cut short. Its findings are real
     but may be incomplete; ``notice`` says why and names the rules that did not run to the end,

@@ -24,6 +24,7 @@ from typing import Any, Callable
 from ptxlint import ir, syntax
 from ptxlint.isa.effects import destination_count
 from ptxlint.isa.special_registers import special_register_base
+from ptxlint.records import record
 from ptxlint.source import SourceFile, Span
 
 Node = Any  # a tree-sitter node; only its generic accessors are used here
@@ -986,7 +987,7 @@ _INLINING_SITE = re.compile(
 _INFO_STRING = re.compile(rb"^[ \t]*(\$L__info_string\d+):[ \t]*\r?\n((?:[ \t]*\.b8[ \t]+[\d, \t]+\r?\n?)+)", re.MULTILINE)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@record(slots=True)
 class InliningSite:
     """A `.loc … inlined_at` directive: where it is (byte offset), the location with the one level
     of inlining it names, and the debug-string label of the function inlined (`function_name`)."""

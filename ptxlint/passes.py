@@ -12,9 +12,9 @@ need no analysis loads none (start-up is most of the cost of linting a small fil
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, Callable
+from ptxlint.records import record
 
 if TYPE_CHECKING:
     from ptxlint.ir import Function, Instruction
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 Describe = Callable[[int, "Instruction"], str]
 
 
-@dataclass(frozen=True)
+@record
 class Pass:
     """One analysis. ``run(context)`` for a module pass, ``run(context, function)`` for a
     per-function pass (called only for functions with a body); ``requires`` names every pass

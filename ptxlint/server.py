@@ -35,7 +35,6 @@ import asyncio
 import os
 import re
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 from lsprotocol import types
@@ -43,6 +42,7 @@ from pygls.lsp.server import LanguageServer
 
 from ptxlint import __version__
 from ptxlint.diagnostics import Diagnostic, FileResult, Severity
+from ptxlint.records import record
 from ptxlint.source import SourceFile
 
 SOURCE = "ptxlint"
@@ -56,7 +56,7 @@ _SEVERITY = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class Published:
     """One diagnostic sent for a document, with the finding it came from (None: a message of
     ptxlint's own, such as a compile error), for code actions and hover."""

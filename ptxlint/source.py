@@ -11,8 +11,9 @@ from __future__ import annotations
 import bisect
 import re
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import NamedTuple
+from ptxlint.records import record
 
 _NEWLINE = re.compile(b"\n")
 
@@ -38,7 +39,7 @@ class Span(NamedTuple):
         return f"{self.line}:{self.column}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class SourceFile:
     """The text of one input, with line offsets for position conversions."""
 

@@ -32,12 +32,12 @@ import dataclasses
 import functools
 import os
 import stat
-from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ptxlint import suppressions
 from ptxlint.diagnostics import Diagnostic, FileResult, SourceFrame
 from ptxlint.ir import Module, SourceLocation
+from ptxlint.records import record
 from ptxlint.source import SourceFile, Span
 from ptxlint.suppressions import Suppression
 
@@ -49,7 +49,7 @@ USED, UNUSED, DISABLED, UNKNOWN = "used", "unused", "disabled", "unknown"
 _STRENGTH = {USED: 0, UNUSED: 1, DISABLED: 2, UNKNOWN: 3}
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class SourceComments:
     """The suppression comments of one source file a module's `.file` directive names."""
 
@@ -59,7 +59,7 @@ class SourceComments:
     comments: tuple[Suppression, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Use:
     """What one module saw of one entry of a source suppression comment (an entry the module
     compiled no code for is not recorded). ``finding`` is the PTX002 finding to report if no
@@ -130,7 +130,7 @@ def _comments_of(path: str, mtime_ns: int, size: int) -> tuple[SourceFile, tuple
     return (source, comments) if comments else None
 
 
-@dataclass
+@record(frozen=False)
 class Outcome:
     kept: list[Diagnostic]
     suppressed: int

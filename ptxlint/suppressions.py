@@ -18,10 +18,11 @@ Python (:func:`syntax_for`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Iterable
 
 from ptxlint.diagnostics import Diagnostic
+from ptxlint.records import record
 from ptxlint.rules import RULES_BY_CODE, RULES_BY_NAME
 from ptxlint.source import SourceFile, Span
 
@@ -33,7 +34,7 @@ _COMMENT = C_LIKE
 _ITEM = re.compile(rb"[^,\s]+")
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class SuppressedCode:
     """One entry inside the brackets, as written, with the rule code it names (None: unknown)."""
 
@@ -42,7 +43,7 @@ class SuppressedCode:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Suppression:
     """A ``// ptxlint: ignore[...]`` comment: the lines and codes it covers."""
 
@@ -57,7 +58,7 @@ class Suppression:
         return not self.codes or any(entry.code == diagnostic.code for entry in self.codes)
 
 
-@dataclass
+@record(frozen=False)
 class Outcome:
     """What applying the suppressions of one file did."""
 

@@ -5,7 +5,6 @@ PTX102 and PTX103 read)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ptxlint.analyses.launch import WARP_SIZE
@@ -15,6 +14,7 @@ from ptxlint.graphs import reachable_marks
 from ptxlint.ir import Function, Immediate, Instruction, Operand, Register
 from ptxlint.isa.barriers import BARRIER_BASES, CtaBarrier, cta_barrier_of
 from ptxlint.passes import Describe, Pass
+from ptxlint.records import record
 
 if TYPE_CHECKING:
     from ptxlint.analyses.threads.reach import ThreadReach
@@ -28,7 +28,7 @@ CTA = "cta"
 UNKNOWN = "unknown"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class BarrierUse:
     """One CTA barrier instruction: what it does (its form, :mod:`ptxlint.isa.barriers`), on
     which barrier, with how many threads."""
@@ -133,7 +133,7 @@ def _describe_uses(uses: tuple[BarrierUse, ...], function: Function) -> Describe
     return describe
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Meeting:
     """Another instruction of the same barrier that other warps wait at in the same phase as
     the use asked about: ``warps_here`` wait at that use, the disjoint ``warps_there`` at

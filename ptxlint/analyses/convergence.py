@@ -8,7 +8,6 @@ then satisfy the collective's requirement, and is where the finding goes).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from typing import TYPE_CHECKING
@@ -19,6 +18,7 @@ from ptxlint.context import ModuleContext
 from ptxlint.isa.aligned import COLLECTIVE_BASES, Collective, Scope
 from ptxlint.isa.barriers import barrier_name
 from ptxlint.passes import Describe, Pass
+from ptxlint.records import record
 
 if TYPE_CHECKING:
     # Only types: the uniformity package is loaded when the pass first needs its result, so a
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ptxlint.analyses.uniformity import CalledCollective, Divergence, FunctionUniformity, InstructionFacts, ModuleUniformity
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Site:
     """A collective, or a call reaching one, with its uniformity facts."""
 

@@ -7,16 +7,16 @@ extent is a multiple of 32, so the analyses ask here first.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ptxlint.context import Options
 from ptxlint.ir import Function
+from ptxlint.records import record
 
 WARP_SIZE = 32
 WARPGROUP_SIZE = 128
 
 
-@dataclass(frozen=True)
+@record
 class BlockShape:
     """``x``/``y``/``z`` are exact extents when `.reqntid` gives them, else None. ``max_threads``
     bounds the block size when a directive says so. ``one_dimensional`` is true when y = z = 1 is

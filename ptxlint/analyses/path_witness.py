@@ -6,15 +6,15 @@ of them decide the path. Facts only (spans, predicates, directions): the rules w
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 from typing import Callable
 
 from ptxlint.analyses.threads.branch_sides import BranchTable
 from ptxlint.cfg import ControlFlowGraph
+from ptxlint.records import record
 from ptxlint.source import Span
 
 
-@dataclass(frozen=True)
+@record
 class WitnessPath:
     """A feasible path to a bug: its ``edges`` in order, and the blocks from which the bug's end
     is still reachable (``reaching``), which tell the branches that decide the path from those
@@ -24,7 +24,7 @@ class WitnessPath:
     reaching: frozenset[int]
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class BranchStep:
     """One conditional branch on a witness path: where it is, what it tests (`predicate`,
     `negated` for `@!p`), whether it was taken and loops back, and whether it decides the path

@@ -14,12 +14,12 @@ The Triton hook, which lints kernels as a Python process compiles them, is :mod:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from ptxlint.records import record
 from ptxlint.source import SourceFile
 
 
-@dataclass(frozen=True)
+@record
 class Module:
     """One PTX module produced by a front end."""
 
@@ -36,7 +36,7 @@ class FrontEndError(Exception):
         self.output = output
 
 
-@dataclass(frozen=True)
+@record
 class FailedModule:
     """A module a front end could not produce, named like the module it would have been
     (`kernel.cu[sm_90a]`): one architecture of several that nvcc failed to compile. It is that
@@ -46,7 +46,7 @@ class FailedModule:
     error: FrontEndError
 
 
-@dataclass(frozen=True)
+@record
 class CompileOptions:
     """How to compile CUDA C++ inputs: for which architectures, with which flags (or the flags a
     `compile_commands.json` records for each file)."""

@@ -13,12 +13,12 @@ import os
 import shlex
 import subprocess
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 from ptxlint.frontends import CUDA_HEADER_SUFFIXES, FrontEndError, Module
 from ptxlint.frontends.toolkit import require_tool
+from ptxlint.records import record
 from ptxlint.source import SourceFile
 
 DEFAULT_ARCHITECTURES = ("sm_100a",)
@@ -31,7 +31,7 @@ _OUTPUT_FLAGS = {"-c": 0, "-o": 1, "--output-file": 1, "-MF": 1, "-MT": 1, "-MQ"
                  "--gpu-code": 1, "-x": 1, "-ccbin": 1, "--compiler-bindir": 1}
 
 
-@dataclass(frozen=True)
+@record
 class CompileCommand:
     """How a project compiles one file: the flags, run from ``directory``."""
 

@@ -21,10 +21,10 @@ need every thread named in the mask to execute *an* instance, which a static che
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 
 from ptxlint.ir import Address, Instruction
 from ptxlint.isa.barriers import BARRIER_BASES, cta_barrier_of, is_cluster_barrier
+from ptxlint.records import record
 
 
 class Scope(enum.IntEnum):
@@ -39,7 +39,7 @@ class Scope(enum.IntEnum):
         return {Scope.WARP: "warp", Scope.WARPGROUP: "warpgroup", Scope.CTA: "CTA"}[self]
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Collective:
     """What the ISA requires of one collective instruction.
 

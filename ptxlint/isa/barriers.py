@@ -15,9 +15,9 @@ asks here; nothing else knows the spellings.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
+from ptxlint.records import record
 
 if TYPE_CHECKING:
     from ptxlint.ir import Instruction
@@ -28,7 +28,7 @@ BARRIER_BASES = frozenset({"bar", "barrier"})
 _OPERATIONS = ("sync", "arrive", "red")
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class CtaBarrier:
     """The form of one CTA barrier instruction."""
 

@@ -9,11 +9,11 @@ integers.
 """
 
 from __future__ import annotations
+from ptxlint.records import record
 
-from dataclasses import dataclass
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Relation:
     """One comparison operator as written. ``order`` is its canonical name (`eq`, `ne`, `lt`,
     `le`, `gt`, `ge`); ``unsigned`` is true for `lo`/`ls`/`hi`/`hs`, which compare unsigned

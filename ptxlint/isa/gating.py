@@ -11,10 +11,10 @@ then by the rows of each of its qualifiers. What no row mentions is not judged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 from ptxlint.isa.targets import Target, Version, parse_version, supports
+from ptxlint.records import record
 
 # The tcgen05 availability (§9.7.16, Table 60/61): a-targets in 8.6, family targets in 8.8,
 # sm_110 names in 9.0.
@@ -180,7 +180,7 @@ OPERAND_GATES: tuple[tuple[str, str, str], ...] = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class Availability:
     """From which version each target set has the feature."""
 
@@ -204,7 +204,7 @@ class Availability:
         return "; ".join(f"{', '.join(targets)} (PTX {v[0]}.{v[1]})" for v, targets in self.since)
 
 
-@dataclass(frozen=True)
+@record
 class Gate:
     """What an instruction or one of its qualifiers needs: a PTX version and targets."""
 
@@ -239,7 +239,7 @@ OPERAND_TABLE: tuple[Gate, ...] = tuple(
 )
 
 
-@dataclass(frozen=True)
+@record
 class GateFailure:
     """A feature the module cannot use: on this target at all (``minimum_version`` None), or not
     before ``minimum_version``."""

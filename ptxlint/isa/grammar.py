@@ -22,11 +22,11 @@ Order is judged only where ptxas judges it (`^`): it accepts most permutations.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache, lru_cache
+from ptxlint.records import record
 
 
-@dataclass(frozen=True)
+@record
 class Slot:
     """One qualifier slot of an instruction's grammar: its name and the values it takes."""
 
@@ -52,7 +52,7 @@ class Slot:
         return ", ".join(shown[:-1]) + (" or " if len(shown) > 1 else "") + shown[-1]
 
 
-@dataclass(frozen=True)
+@record
 class Grammar:
     """The qualifier grammar of one instruction: its slots, exclusions and requirements."""
 
@@ -410,7 +410,7 @@ def grammar_of(base: str, modifiers: tuple[str, ...]) -> tuple[Grammar, int] | N
     return None
 
 
-@dataclass(frozen=True)
+@record
 class GrammarProblem:
     """What is wrong with an opcode's qualifiers, and which modifier to point at."""
 

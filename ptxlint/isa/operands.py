@@ -22,8 +22,8 @@ symbol, an expression, a special register, a negated predicate) match every kind
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache, lru_cache
+from ptxlint.records import record
 
 # What each letter accepts, for messages.
 KIND_NAMES = {
@@ -36,7 +36,7 @@ KIND_NAMES = {
 _IMPLIED = {"b": "br", "w": "wv", "u": "uvw"}
 
 
-@dataclass(frozen=True)
+@record
 class OperandForm:
     """One accepted operand list: per position, the kinds allowed there (a pair: two such sets)."""
 
@@ -239,7 +239,7 @@ def position_accepts(allowed: str, kind: str) -> bool:
     return _accepts(allowed, kind)
 
 
-@dataclass(frozen=True)
+@record
 class OperandProblem:
     """A wrong operand (``position``) or a wrong operand count (``position`` None)."""
 

@@ -9,11 +9,11 @@ yield nothing.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ptxlint.isa.barriers import BARRIER_BASES, cta_barrier
 from ptxlint.isa.shapes import SPLIT_SHAPE, TCGEN05_REGISTERS_PER_THREAD, tcgen05_num, tcgen05_shape
 from ptxlint.isa.values import has_scale_input_d
+from ptxlint.records import record
 
 # tcgen05.cp (§9.7.16.9.2): the multicast each shape requires; shapes not listed take none.
 TCGEN05_CP_MULTICAST: dict[str, tuple[str, ...]] = {
@@ -40,7 +40,7 @@ SCALE_INPUT_D_KINDS = ("kind::f16", "kind::tf32", "kind::i8")
 _TCGEN05_LD_ST_OPERANDS = 2
 
 
-@dataclass(frozen=True)
+@record
 class QualifierProblem:
     """A qualifier combination ptxas rejects, and which modifier to point at."""
 

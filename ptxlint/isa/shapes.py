@@ -7,9 +7,9 @@ naming what that operand is. Instructions this module does not know get an empty
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Container
+from ptxlint.records import record
 
 # ----------------------------------------------------------------------------- tcgen05.ld / st
 
@@ -116,7 +116,7 @@ MATRIX_REGISTERS: dict[str, dict[str, int]] = {
 VECTOR_WIDTHS = {"v2": 2, "v4": 4, "v8": 8}
 
 
-@dataclass(frozen=True)
+@record
 class VectorExpectation:
     """How many registers a vector operand must hold, and what it is called in messages."""
 

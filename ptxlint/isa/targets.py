@@ -16,7 +16,7 @@ belong to family 11.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from ptxlint.records import record
 
 Version = tuple[int, int]
 
@@ -26,7 +26,7 @@ _TARGET = re.compile(r"(?:sm|compute)_(\d+)([af]?)")
 TARGET_OPTIONS = frozenset({"debug", "texmode_unified", "texmode_independent", "map_f64_to_f32"})
 
 
-@dataclass(frozen=True, order=True)
+@record(order=True)
 class Target:
     """An ``sm_NN`` architecture with its suffix (``a``: arch-specific, ``f``: family)."""
 

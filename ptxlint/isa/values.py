@@ -6,12 +6,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ptxlint.isa.barriers import BARRIER_BASES, cta_barrier
+from ptxlint.records import record
 
 
-@dataclass(frozen=True)
+@record
 class Limit:
     """The range an operand's value must lie in."""
 

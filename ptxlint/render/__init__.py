@@ -8,10 +8,10 @@ imported on demand so that `ptxlint --version` and the concise format never load
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ptxlint.diagnostics import FileResult
+from ptxlint.records import record
 
 if TYPE_CHECKING:
     from ptxlint.rules.base import Rule
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 FORMATS = ("full", "concise", "json", "sarif", "github")
 
 
-@dataclass(frozen=True)
+@record
 class Report:
     """One run: what was found, plus what the machine formats record about the run itself."""
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from dataclasses import dataclass
 from typing import TextIO
 
 from rich.cells import cell_len
@@ -29,6 +28,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ptxlint.diagnostics import Diagnostic, FileResult, Label, Severity, SourceFrame
+from ptxlint.records import record
 from ptxlint.render import Report, notice
 from ptxlint.render.grouping import Group, group
 from ptxlint.render.locations import display_path, origin_text, span_location
@@ -126,7 +126,7 @@ def summary(report: Report, folded: int = 0) -> Text:
 # ----------------------------------------------------------------------------- one diagnostic
 
 
-@dataclass(frozen=True)
+@record
 class _Annotation:
     span: Span
     marker: str  # `^` for the primary span, `-` for labels
@@ -200,7 +200,7 @@ def _display(text: str) -> str:
     return printable(text.expandtabs(_TAB_WIDTH))
 
 
-@dataclass(frozen=True)
+@record
 class _Window:
     """The part of a long source line an excerpt shows: characters ``[start, end)``, with `…`
     where text is cut off. A minified or generated line can be megabytes long."""

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
 
 from ptxlint.diagnostics import Diagnostic
+from ptxlint.records import record
 from ptxlint.source import SourceFile
 
 # What varies between copies of one pattern: registers, labels, numbers.
@@ -22,7 +22,7 @@ _VARYING = re.compile(r"%[A-Za-z_$][\w$]*|\$L\w+|\b\d+\b")
 _FUNCTION_START = re.compile(rb"^[ \t]*(?:\.(?:visible|weak|extern)[ \t]+)*\.(?:entry|func)\b", re.MULTILINE)
 
 
-@dataclass(frozen=True)
+@record
 class Group:
     first: Diagnostic
     others: tuple[Diagnostic, ...]

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 
 from ptxlint.diagnostics import Diagnostic, FileResult, SourceFrame, shown_frame
+from ptxlint.records import record
 from ptxlint.source import SourceFile, Span
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Location:
     """A 1-based range; ``end_line``/``end_column`` are just past the end (exclusive column)."""
 

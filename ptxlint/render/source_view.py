@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 
 from rich.cells import cell_len
 from rich.text import Text
 
 from ptxlint.diagnostics import Diagnostic, Label, SourceFrame, shown_frame, user_chain
+from ptxlint.records import record
 from ptxlint.render.locations import display_path, in_source_terms
 from ptxlint.render.names import readable
 from ptxlint.render.text import plural, printable
@@ -43,7 +43,7 @@ _MAX_SOURCE_BYTES = 16 * 1024 * 1024  # of a CUDA/Triton file read to show its l
 _WORD = re.compile(r"[A-Za-z_][\w.:]*|\S")
 
 
-@dataclass(frozen=True)
+@record
 class _Mark:
     frame: SourceFrame
     marker: str  # `^` for the finding, `-` for a label

@@ -9,10 +9,10 @@ Exceptions, with the example and its fix in ```ptx fenced blocks (a meta-test li
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from ptxlint.diagnostics import Diagnostic, Label, Severity
+from ptxlint.records import record
 from ptxlint.source import Span
 
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Exceptions")
 
 
-@dataclass(frozen=True)
+@record
 class Rule:
     """One rule: its permanent code and name, severity, one-line summary, documentation and check."""
 

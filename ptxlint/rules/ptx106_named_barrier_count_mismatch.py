@@ -97,13 +97,14 @@ completes is undefined). `.func`s that no kernel of the module calls are not che
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Iterable, Iterator
 
 from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Label, Severity
 from ptxlint.ir import Function, Instruction, Register
 from ptxlint.lazy_imports import lazy_module
+from ptxlint.records import record
 from ptxlint.rules.base import Rule
 
 barriers = lazy_module("ptxlint.analyses.barriers")
@@ -118,7 +119,7 @@ if TYPE_CHECKING:
 _NO_BARRIERS = frozenset({"vprintf", "malloc", "free", "__assertfail"})
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Use:
     """A CTA barrier instruction of the ``barriers`` pass, with the function it is in."""
 
@@ -150,7 +151,7 @@ class Use:
         return self.use.name
 
 
-@dataclass
+@record(frozen=False)
 class _Finding:
     """One finding, made once even when several kernels reach its instruction."""
 

@@ -11,7 +11,6 @@ along the edges; the path-sensitive analyses read them per path.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import Iterator
 
 from ptxlint.analyses.registers import DefUse
@@ -19,6 +18,7 @@ from ptxlint.analyses.threads.values import FunctionValues
 from ptxlint.context import ModuleContext
 from ptxlint.ir import Function, Instruction, Register
 from ptxlint.passes import Pass
+from ptxlint.records import record
 
 _CONDITIONAL = frozenset({"bra", "ret", "exit"})
 
@@ -42,7 +42,7 @@ def warp_list(mask: int) -> list[int]:
     return [warp for warp in range(mask.bit_length()) if mask >> warp & 1]
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Branch:
     """The guarded last instruction of a block: a branch, or an exit that may not happen."""
 
@@ -85,7 +85,7 @@ def _predicate_warps(truth: tuple[bool | None, ...] | None, warp_count: int) -> 
     return warps_where(truth, False, warp_count), warps_where(truth, True, warp_count)
 
 
-@dataclass(frozen=True)
+@record
 class ConditionRegisters:
     """The registers a branch or guard condition can depend on through `setp`, `not.pred` and
     copies: only their definitions are worth remembering (a debug build has thousands of `setp`

@@ -17,12 +17,13 @@ block a context keeps only the facts a later test there can still meet
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Iterable, Sequence, overload
 
 from ptxlint.analyses.threads.conditions import Condition, Fact, contradicts, equality, read_comparison, values_where, with_terms
 from ptxlint.ir import Immediate, Instruction, Pair, Register
 from ptxlint.isa.types import integer_types
+from ptxlint.records import record
 
 Definition = tuple[str, Condition, bool]  # a predicate, a condition, the predicate's value when it holds
 
@@ -31,7 +32,7 @@ def _name(register: Register) -> str:
     return register.name
 
 
-@dataclass(slots=True)
+@record(frozen=False, slots=True)
 class PathContext:
     """What the branches on a path established: ``outcomes`` (condition, value) pairs, the
     ``predicates`` defined by comparisons (register, condition, value when it holds) and the

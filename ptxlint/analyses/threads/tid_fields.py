@@ -16,11 +16,11 @@ Whether `%tid.x` bits are warp bits at all depends on the block shape (see
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 
 from ptxlint.analyses.launch import WARP_SIZE, WARPGROUP_SIZE, BlockShape
 from ptxlint.analyses.threads.thread_sets import threads_where
 from ptxlint.isa.comparisons import NEGATED, holds
+from ptxlint.records import record
 
 _WARP_BITS = WARP_SIZE.bit_length() - 1  # 5
 _WARPGROUP_BITS = WARPGROUP_SIZE.bit_length() - 1  # 7
@@ -54,7 +54,7 @@ _SHORT_NAMES = {Level.CTA: "cta", Level.WARPGROUP: "warpgroup", Level.WARP: "war
 LEVELS_BY_SHORT_NAME = {name: level for level, name in _SHORT_NAMES.items()}
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class TidBits:
     """The value ``(((%tid.x >> low) mod 2**(high - low)) << position) + offset + U``, where
     ``high`` None means the field runs to the top of the word, and U is an unknown CTA-uniform
@@ -91,21 +91,21 @@ class TidBits:
         return None if value >= 1 << 31 else value
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Constant:
     """A value known exactly (`mov.u32 %r26, 31`)."""
 
     value: int
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Multiple:
     """A CTA-uniform value that is a multiple of ``2**bits`` (`%ntid.x`, `x << 4`)."""
 
     bits: int
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class TidSet:
     """A predicate that is true exactly in the threads whose `%tid.x` is in ``mask`` (bit t for
     `%tid.x` = t): `setp.ne.s32 %p2, %r1, 0` with `%r1 = %tid.x`."""
@@ -113,7 +113,7 @@ class TidSet:
     mask: int
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class TidDependence:
     """A value whose bits depend on `%tid.x` bits in known places, where one field cannot say
     it: bit i is a function of CTA-uniform values and of the `%tid.x` bits set in ``bits[i]``

@@ -26,7 +26,6 @@ would address a column past the 512 that exist.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import Callable, Union
 
@@ -35,9 +34,10 @@ from ptxlint.ir import Instruction
 from ptxlint.isa.comparisons import RELATIONS, holds
 from ptxlint.isa.tcgen05 import COLUMN_MASK, LANE_SHIFT
 from ptxlint.isa.types import integer_types
+from ptxlint.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class SharedAddress:
     """The address of a variable plus a constant (`smem + 131168`)."""
 
@@ -49,7 +49,7 @@ class SharedAddress:
         return f"{self.symbol}+{self.offset}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class TensorAddress:
     """The TMEM address `tcgen05.alloc` stored at ``slot``, plus ``lane`` lanes and ``column``
     columns (``None``: a column offset that is not known)."""
@@ -74,7 +74,7 @@ VARYING = Marker("VARYING")
 MAX_THREAD_STEPS = 8
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ThreadFunction:
     """The linear thread index followed by ``steps``: (operation, operand, bits) applied in order.
     The operand is a constant, another ThreadFunction (`%tid.x + %tid.y * 32`) or a per-warp
@@ -141,7 +141,7 @@ Value = Union[Entry, tuple[Entry, ...], Marker, ThreadFunction]
 ThreadStep = tuple[str, Union[int, ThreadFunction, tuple[Entry, ...]], int]
 
 
-@dataclass(frozen=True)
+@record
 class ValueState:
     """Registers with a tracked value (treat ``registers`` as read-only) and the shared-memory
     slots a `tcgen05.alloc` may have written on some path here."""

@@ -12,13 +12,13 @@ of the callee that is one of its parameters plus a constant on every path.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable
 
 from ptxlint.analyses.registers import DefUse
 from ptxlint.analyses.threads.values_lattice import TensorAddress, add_values
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.ir import Address, ArgumentList, Function, Immediate, Instruction, Operand, Register, Symbol
+from ptxlint.records import record
 
 # Registers followed back from an operand to the parameter it was loaded from (nvcc needs one or
 # two: a load and an addition).
@@ -26,7 +26,7 @@ _MAX_DEFINITIONS = 8
 _WORD = 0xFFFFFFFF
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ParameterOffset:
     """An operand that is parameter number ``position`` of its function plus ``offset`` (a 32-bit
     constant: for a TMEM address, lanes in bits 31–16 and columns in bits 15–0)."""

@@ -5,19 +5,19 @@ else is skipped by :class:`~ptxlint.analyses.threads.values.WarpValues`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable
 
 from ptxlint.analyses.registers import DefUse
 from ptxlint.ir import Address, Function, Instruction, Operand, Register, SpecialRegister, registers_in
 from ptxlint.isa.hand_offs import HAND_OFF_BASES
+from ptxlint.records import record
 
 # Guards whose per-warp truth the tcgen05 rules use: branches and exits (which warps go where),
 # calls, and the bases of the hand-offs of PTX202 (tcgen05 operations, barriers, arrives, stores).
 _GUARDS_THAT_MATTER = frozenset({"bra", "brx", "call"}) | HAND_OFF_BASES
 
 
-@dataclass(frozen=True)
+@record
 class Slices:
     """Backward slices over register names, flow-insensitive: the instructions whose results
     can reach a TMEM address or an MMA's descriptor (``addresses``), and those that can reach a

@@ -4,14 +4,14 @@ exit (nvcc's early return) or a trap (which ends the whole grid)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ptxlint import cfg as cfg_module
 from ptxlint import ir
 from ptxlint.isa.aligned import Collective
+from ptxlint.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class BranchInfo:
     """A block ending in a branch with more than one way out."""
 

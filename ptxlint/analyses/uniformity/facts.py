@@ -4,7 +4,7 @@ operands a collective needs uniform; per function, the call sites that reach col
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Iterator
 
 from ptxlint import cfg as cfg_module
@@ -12,9 +12,10 @@ from ptxlint import ir
 from ptxlint.analyses.threads.tid_fields import Level
 from ptxlint.analyses.uniformity.lattice import Divergence, Value
 from ptxlint.isa.aligned import Collective
+from ptxlint.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class InstructionFacts:
     """What the analysis knows at one instruction."""
 
@@ -30,7 +31,7 @@ class InstructionFacts:
         return Level.CTA if self.execution is None else self.execution.level
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class CalledCollective:
     """A collective a function reaches, directly or through calls, with no divergence of its own
     on the way: what a call site must provide."""
@@ -41,7 +42,7 @@ class CalledCollective:
     requirement: Collective
 
 
-@dataclass(frozen=True)
+@record
 class FunctionUniformity:
     """The uniformity facts of one analysed function, by instruction index."""
 
@@ -53,7 +54,7 @@ class FunctionUniformity:
     converged: bool
 
 
-@dataclass(frozen=True)
+@record
 class ModuleUniformity:
     """The uniformity facts of every analysed function, by name."""
 

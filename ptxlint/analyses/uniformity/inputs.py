@@ -6,7 +6,6 @@ paths are told in. One immutable value the objects of the analysis read; none of
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Mapping
 
 from ptxlint import cfg as cfg_module
@@ -17,9 +16,10 @@ from ptxlint.analyses.registers import Liveness
 from ptxlint.analyses.uniformity.lattice import Value
 from ptxlint.analyses.uniformity.static import StaticFacts
 from ptxlint.isa.aligned import Collective
+from ptxlint.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class FunctionInputs:
     """The inputs of the analysis of one function."""
 

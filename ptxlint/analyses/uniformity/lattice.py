@@ -10,15 +10,15 @@ when that is the join, so states keep comparing by identity (the solver's fast p
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ptxlint import ir
 from ptxlint.analyses.threads.tid_fields import Constant, Form, Level, Multiple
 from ptxlint.analyses.threads.lane_sets import Threads
+from ptxlint.records import record
 from ptxlint.source import Span
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Origin:
     """Where a value became non-uniform: a span and a fact about it ("`%tid.x` varies per
     thread")."""
@@ -27,7 +27,7 @@ class Origin:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Value:
     """``bits`` is the value's exact symbolic form when known: a `%tid.x` bit field, a constant,
     or a uniform multiple of a power of two (the name is kept short: it is read everywhere)."""
@@ -76,7 +76,7 @@ def with_level(level: Level, origin: Origin | None) -> Value:
 # ----------------------------------------------------------------------------- divergence
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Divergence:
     """Why an instruction runs with part of the threads: a guard, an enclosing branch, or an
     exit that other threads took. ``span`` points at the guard or branch or exit, ``origin`` at
@@ -102,7 +102,7 @@ class Divergence:
         return (self.level, self.proven)
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class State:
     """``values``: registers written more than once, by key (never mutated once in a state).
     ``control``: (branch block, divergence) for every divergent branch whose influence region

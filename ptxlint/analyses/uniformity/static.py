@@ -5,7 +5,6 @@ their correlations and the liveness of the registers the state holds."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Collection, Sequence, Union
 
 from ptxlint import cfg as cfg_module
@@ -17,6 +16,7 @@ from ptxlint.analyses.uniformity.registers import InvariantRegisters, RegisterNa
 from ptxlint.dataflow import indices_by_block
 from ptxlint.isa.aligned import Collective
 from ptxlint.isa.barriers import BARRIER_BASES
+from ptxlint.records import record
 
 # Results that differ per lane whatever the inputs: per-lane fragments of matrix instructions,
 # atomics, and waits that may succeed in some lanes first.
@@ -33,7 +33,7 @@ LANE_ARITHMETIC = frozenset({"mov", "cvt", "shr", "shl", "and", "div", "rem", "m
 WritePlan = tuple[int, Union[tuple[tuple[str, bool], ...], None]]
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class StaticFacts:
     """What the analysis of one function needs that does not change between the rounds of the
     interprocedural iteration (made by :func:`prepare_static`)."""
