@@ -161,13 +161,17 @@ class Registers(DefUse):
 
     def _declaring_scopes(self, name: str) -> list[int]:
         """The nested scopes declaring ``name``, ascending (once per name)."""
-        found = list(self._nested_names.get(name, ()))
-        if self._nested_ranges:
-            stem = name.rstrip("0123456789")
-            digits = name[len(stem) :]
-            if digits and len(digits) <= 18:  # a longer number is past any count
-                number = int(digits)
-                found.extend(scope for scope, count in self._nested_ranges.get(stem, ()) if number < count)
+        scopes = self._nested_names.get(name)
+        stem = name.rstrip("0123456789") if self._nested_ranges else name
+        ranges = self._nested_ranges.get(stem) if stem != name else None
+        if scopes is None and ranges is None:  # most names: declared by the function only
+            self._declaring[name] = _NOWHERE
+            return _NOWHERE
+        found = list(scopes or ())
+        digits = name[len(stem) :]
+        if ranges and len(digits) <= 18:  # a longer number is past any count
+            number = int(digits)
+            found.extend(scope for scope, count in ranges if number < count)
         known = self._declaring[name] = sorted(set(found))
         return known
 
@@ -216,10 +220,16 @@ class Registers(DefUse):
                         known.append(index)
                 elif kind not in _WITHOUT_REGISTERS:
                     for register in registers_in(operand):
-                        found.setdefault(key(register.name, scope), []).append(index)
+                        name = register.name
+                        if declaring.get(name, True):  # unknown, or declared by a nested scope
+                            name = key(name, scope)
+                        found.setdefault(name, []).append(index)
             guard = instruction.guard
             if guard is not None and type(guard.predicate) is Register:
-                readers.setdefault(key(guard.predicate.name, scope), []).append(index)
+                name = guard.predicate.name
+                if declaring.get(name, True):
+                    name = key(name, scope)
+                readers.setdefault(name, []).append(index)
         return writers, readers
 
     def unscoped(self) -> DefUse:
@@ -235,10 +245,12 @@ class Registers(DefUse):
 
 def _merged(table: dict[str, list[int]]) -> dict[str, list[int]]:
     """``table`` with the keys of one name merged into one entry, indices ascending."""
-    merged: dict[str, list[int]] = {}
+    scoped = [key for key in table if "@" in key]  # most keys are names already: kept as they are
+    merged = dict(table)
     split: set[str] = set()
-    for key, indices in table.items():
+    for key in scoped:
         name = register_of_key(key)
+        indices = merged.pop(key)
         known = merged.get(name)
         if known is None:
             merged[name] = indices
@@ -278,6 +290,8 @@ def _name_indexes(instructions: tuple[Instruction, ...]) -> tuple[dict[str, list
             readers.setdefault(guard.predicate.name, []).append(index)
     return writers, readers
 
+
+_NOWHERE: list[int] = []  # the nested scopes declaring a name no nested scope declares (never changed)
 
 # Operands that never hold a register: the common case skips :func:`registers_in`.
 _WITHOUT_REGISTERS = frozenset({Immediate, SpecialRegister, Symbol, Sink})
