@@ -32,6 +32,10 @@ if TYPE_CHECKING:
 
 STDIN = "-"
 DEFAULT_MAX_FILE_SIZE = 256 * 1024 * 1024  # bytes; larger inputs are refused, not truncated
+# The IR and pass results of the files linted so far, kept from being freed, when the process
+# ends with `os._exit` after its only file (see `keep_analyses_until_exit`); None otherwise.
+_kept_until_exit: list[object] | None = None
+
 _BINARY_PROBE = 8192  # a NUL byte in the first 8 KiB marks a binary file (cubin, fatbin, ELF)
 
 
@@ -183,6 +187,8 @@ def _analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str
                 unfinished.append(rule.code)
             except Exception as error:  # noqa: BLE001 - one broken rule must not hide the others' findings
                 crashes.append(f"internal error in {rule.code} ({type(error).__name__}: {error}); please report it")
+    if _kept_until_exit is not None:
+        _kept_until_exit.append((module, context))
     ptxas_notice = None
     if settings.ptxas is not None:
         from ptxlint.frontends import ptxas  # runs a process: only with `--ptxas`
@@ -239,6 +245,15 @@ def project_folders(path: str) -> tuple[str, ...]:
     if not path.startswith("<"):
         folders.insert(0, os.path.dirname(os.path.abspath(path)))
     return tuple(folders)
+
+
+def keep_analyses_until_exit() -> None:
+    """Keep each file's IR and pass results instead of freeing them, for a process that ends with
+    `os._exit` once its only file is reported: freeing the millions of objects of a big kernel's
+    IR one by one took a twentieth of its run, for memory the process gives back at once."""
+    global _kept_until_exit
+    if _kept_until_exit is None:
+        _kept_until_exit = []
 
 
 @contextlib.contextmanager
