@@ -75,6 +75,13 @@ class ModuleContext:
         self._cache[key] = value
         return value
 
+    def forget(self, names: frozenset[str]) -> None:
+        """Drop the results of the passes ``names`` (for the module and every function): no
+        later requester needs them (see :func:`ptxlint.passes.released_after`)."""
+        if names:
+            for key in [key for key in self._cache if (key if type(key) is str else key[0]) in names]:
+                del self._cache[key]
+
     @contextlib.contextmanager
     def running(self, requester: Requester) -> Iterator[None]:
         """Make ``requester`` (a rule or a pass) the one whose ``requires`` govern what is asked."""

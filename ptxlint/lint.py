@@ -19,6 +19,7 @@ from ptxlint import source_suppressions, suppressions
 from ptxlint.context import Budget, BudgetExceeded, ModuleContext, Options
 from ptxlint.diagnostics import Diagnostic, FileResult, Severity
 from ptxlint.lower import lower
+from ptxlint.passes import released_after
 from ptxlint.records import record
 from ptxlint.rules import ALL_RULES
 from ptxlint.rules import ptx002_unused_suppression as unused_suppression
@@ -35,6 +36,8 @@ DEFAULT_MAX_FILE_SIZE = 256 * 1024 * 1024  # bytes; larger inputs are refused, n
 # The IR and pass results of the files linted so far, kept from being freed, when the process
 # ends with `os._exit` after its only file (see `keep_analyses_until_exit`); None otherwise.
 _kept_until_exit: list[object] | None = None
+
+_RELEASE_PASSES_FROM = 1 << 20  # bytes of PTX; see `_analyse`
 
 _BINARY_PROBE = 8192  # a NUL byte in the first 8 KiB marks a binary file (cubin, fatbin, ELF)
 
@@ -171,7 +174,14 @@ def _analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str
             module = lower(source)
         context = ModuleContext(module, settings.options, budget, timings)
         has_bodies = any(function.has_body for function in module.functions)
-        for rule in settings.rules:
+        # A big module's pass results go once no later rule needs them. Small modules keep
+        # them: knowing which to drop loads every pass declaration, and they weigh little.
+        released = (
+            released_after([rule.requires for rule in settings.rules]) if len(source.data) >= _RELEASE_PASSES_FROM else None
+        )
+        for position, rule in enumerate(settings.rules):
+            if released is not None and position:
+                context.forget(released[position - 1])
             if rule.reads_function_bodies and not has_bodies:
                 continue
             if budget.out_of_time:

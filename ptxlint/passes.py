@@ -90,6 +90,32 @@ def load(name: str) -> Pass:
     raise UnknownPass(f"{name} (not among {_DECLARED_IN[name]}.PASSES)")
 
 
+def released_after(requirements: list[tuple[str, ...]]) -> list[frozenset[str]]:
+    """For requesters that run in the order given (each by the passes it requires), the passes
+    that each leaves no later requester needing, directly or through the passes those require:
+    the driver drops their results once it has run (a big kernel's facts for every function,
+    kept to the end, were most of its memory). Loads the declarations of every pass involved."""
+    closures = [_closure(names) for names in requirements]
+    needed_later: set[str] = set()
+    released: list[frozenset[str]] = []
+    for closure in reversed(closures):
+        released.append(frozenset(closure - needed_later))
+        needed_later |= closure
+    released.reverse()
+    return released
+
+
+def _closure(names: tuple[str, ...]) -> set[str]:
+    found: set[str] = set()
+    pending = list(names)
+    while pending:
+        name = pending.pop()
+        if name not in found:
+            found.add(name)
+            pending.extend(load(name).requires)
+    return found
+
+
 def printable() -> tuple[str, ...]:
     """The passes with a printer: what ``ptxlint dump`` and fact annotations accept."""
     return tuple(name for name in PASS_NAMES if load(name).printer is not None)

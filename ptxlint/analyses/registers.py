@@ -137,7 +137,7 @@ class Registers(DefUse):
         else:
             writers, readers = _name_indexes(instructions)
         super().__init__(instructions, writers, readers)
-        self._unscoped: DefUse | None = None
+        self._unscoped: tuple[dict[str, list[int]], dict[str, list[int]]] | None = None
 
     def key(self, name: str, scope: int) -> str:
         """The register ``name`` as declared around ``scope``: the name itself when the function
@@ -238,9 +238,32 @@ class Registers(DefUse):
         register name. Where no nested scope declares a register it is this index itself."""
         if not self._has_nested:
             return self  # not kept in an attribute: a reference to itself would be a cycle
-        if self._unscoped is None:
-            self._unscoped = DefUse(self.instructions, _merged(self.writers), _merged(self.readers))
-        return self._unscoped
+        if self._unscoped is None:  # the merged indexes are kept, not the view: it refers to self
+            self._unscoped = (_merged(self.writers), _merged(self.readers))
+        return _ByName(self, *self._unscoped)
+
+
+class _ByName(DefUse):
+    """:meth:`Registers.unscoped`: the scoped model's indexes merged by name, and an
+    instruction's registers as the scoped model has them, renamed only where a key is scoped
+    (the same list otherwise, not a second copy of every instruction's registers)."""
+
+    def __init__(self, scoped: Registers, writers: dict[str, list[int]], readers: dict[str, list[int]]) -> None:
+        super().__init__(scoped.instructions, writers, readers)
+        self._scoped = scoped
+
+    def writes(self, index: int) -> list[str]:
+        return _by_name(self._scoped.writes(index))
+
+    def reads(self, index: int) -> list[str]:
+        return _by_name(self._scoped.reads(index))
+
+
+def _by_name(keys: list[str]) -> list[str]:
+    for key in keys:
+        if "@" in key:
+            return [register_of_key(key) for key in keys]
+    return keys
 
 
 def _merged(table: dict[str, list[int]]) -> dict[str, list[int]]:
