@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import re
 from types import ModuleType
+from typing import Any, Callable
 
 import tree_sitter
 
@@ -35,6 +36,8 @@ except ImportError:  # built without tree-sitter's runtime source; everything ru
 
 Node = tree_sitter.Node
 Tree = tree_sitter.Tree
+# Byte ranges the parser reads: (start byte, end byte, start row, start column, end row, end column).
+Ranges = tuple[tuple[int, int, int, int, int, int], ...]
 
 
 @functools.cache
@@ -43,10 +46,15 @@ def language() -> tree_sitter.Language:
 
 
 def parse(data: bytes, *, whole: bool = False) -> tree_sitter.Tree:
-    """The tree of ``data``; ``whole`` parses large initializers too (tree-sitter's bare parse,
-    the floor benchmarks compare against)."""
+    """The tree of ``data``; ``whole`` parses large initializers and comment lines too
+    (tree-sitter's bare parse, the floor benchmarks compare against)."""
+    if whole:
+        return _reference_parse(data, ())
+    return _left_out_where_sound(data, functools.partial(_reference_parse, data), lambda tree: tree.root_node.has_error)
+
+
+def _reference_parse(data: bytes, included: Ranges) -> tree_sitter.Tree:
     parser = tree_sitter.Parser(language())
-    included = () if whole else included_ranges(data)
     if included:
         parser.included_ranges = [
             tree_sitter.Range((start_row, start_column), (end_row, end_column), start, end)
@@ -55,12 +63,31 @@ def parse(data: bytes, *, whole: bool = False) -> tree_sitter.Tree:
     return parser.parse(data)
 
 
+def native_tree(data: bytes) -> Any:
+    """The native front end's tree of ``data``, with what :func:`parse` leaves out left out."""
+    assert native is not None
+    return _left_out_where_sound(data, functools.partial(native.parse, data), lambda tree: native.root(tree).has_error)
+
+
+def _left_out_where_sound(data: bytes, parse_ranges: Callable[[Ranges], Any], has_error: Callable[[Any], bool]) -> Any:
+    """``parse_ranges(included_ranges(data))``, unless that tree has a syntax error and comment
+    lines were left out: then the parse of the text with its comment lines, so that error
+    recovery, and so the errors reported, are those of the text as written."""
+    included = included_ranges(data)
+    tree = parse_ranges(included)
+    if has_error(tree):
+        with_comments = included_ranges(data, comment_lines=False)
+        if with_comments != included:
+            tree = parse_ranges(with_comments)
+    return tree
+
+
 def root(data: bytes, *, reference: bool = False) -> Node:
     """The root node that lowering walks: from the native front end when it is built, unless the
     reference path through py-tree-sitter is asked for. Either node type answers lowering's
     questions identically; the node keeps its tree alive, and the tree goes with the last node."""
     if native is not None and not reference:
-        return native.root(native.parse(data, included_ranges(data)))
+        return native.root(native_tree(data))
     return parse(data).root_node
 
 
@@ -91,18 +118,28 @@ _SECTION_LINE = re.compile(
 )
 
 
+# Runs of lines that hold only a `//` comment (nvcc's `// begin inline asm` and `// end inline asm`
+# around every inline asm, 14,000 lines of a DeepGEMM kernel): lowering skips comments, and in the
+# tree each was a node, half a kilobyte a line. Searched for from the newline before (a literal
+# start scans fast); only whole lines go, so no token can change.
+_COMMENT_LINES = re.compile(rb"\n(?:[ \t]*//[^\n]*\n)+")
+
+
 def _is_section_data(body: bytes) -> bool:
     """Whether every line of a section body is data or a label (see _SECTION_LINE). Debug data
     repeats a few thousand distinct lines (`.b8 0`), so each distinct line is matched once."""
     return all(_SECTION_LINE.fullmatch(line) for line in set(body.split(b"\n")))
 
 
-def included_ranges(data: bytes) -> tuple[tuple[int, int, int, int, int, int], ...]:
+def included_ranges(data: bytes, *, comment_lines: bool = True) -> Ranges:
     """What the parser reads of ``data``: everything but the elements after the first of each
-    large list of decimal literals and the bodies of large debug sections made only of data, as
-    (start byte, end byte, start row, start column, end row, end column) ranges; () for all of it
-    (nothing left out)."""
+    large list of decimal literals, the bodies of large debug sections made only of data and
+    (unless ``comment_lines`` is false) lines holding only a `//` comment, as (start byte, end
+    byte, start row, start column, end row, end column) ranges; () for all of it (nothing left
+    out)."""
     candidates = []
+    if comment_lines and b"/*" not in data:  # a `//` line inside a block comment may hold its `*/`
+        candidates.extend((run.start() + 1, run.end()) for run in _COMMENT_LINES.finditer(data))
     for start in _SECTION_START.finditer(data):
         line_start = data.rfind(b"\n", 0, start.start()) + 1
         if data[line_start : start.start()].strip(b" \t"):

@@ -1,7 +1,7 @@
-"""Large initializers and debug sections are left out of the parse (`syntax.included_ranges`)
-without changing anything ptxlint says: the same IR and the same findings as parsing the whole
-text, including the syntax errors an initializer or a section may hold, which keep it in the
-parse."""
+"""Large initializers, debug sections and comment-only lines are left out of the parse
+(`syntax.included_ranges`) without changing anything ptxlint says: the same IR and the same
+findings as parsing the whole text, including the syntax errors an initializer or a section may
+hold, which keep it in the parse, and those near comment lines, which are then parsed with them."""
 
 from __future__ import annotations
 
@@ -42,13 +42,14 @@ CASES = {
 
 
 def whole_text(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(syntax, "included_ranges", lambda data: ())
+    monkeypatch.setattr(syntax, "included_ranges", lambda data, comment_lines=True: ())
 
 
 def assert_same_as_the_whole_text(data: bytes, left_out: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """``data`` has something left out of its parse exactly when ``left_out``, and lowers and
-    lints to the same IR and findings as when its whole text is parsed."""
-    assert bool(syntax.included_ranges(data)) == left_out
+    lints to the same IR and findings as when its whole text is parsed. Comment lines aside: they
+    are left out wherever they are (below)."""
+    assert bool(syntax.included_ranges(data, comment_lines=False)) == left_out
     source = SourceFile.from_bytes("input.ptx", data)
     settings = LintSettings(rules=tuple(ALL_RULES))
     skipping = lower(source), [(d.code, d.span, d.message) for d in lint_source(source, settings)]
@@ -102,3 +103,29 @@ SECTIONS = {
 def test_debug_sections_same_ir_and_findings_as_the_whole_text(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     body, left_out = SECTIONS[name]
     assert_same_as_the_whole_text(debugged_kernel(body), left_out, monkeypatch)
+
+
+def commented_kernel(extra: str = "") -> bytes:
+    """A kernel with nvcc's comment lines around inline asm, between instructions and at the top
+    level, and ``extra`` in its body."""
+    return (
+        ".version 8.0\n.target sm_90a\n.address_size 64\n\n\t// .globl\tk\n// comment\n"
+        ".visible .entry k(.param .u64 out)\n{\n\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<2>;\n"
+        "\tld.param.u64 %rd1, [out];\n\t// begin inline asm\n\tmov.u32 %r1, %tid.x;\n\t// end inline asm\n"
+        f"\t// begin inline asm\n\t// end inline asm\n{extra}\tst.global.u32 [%rd1], %r1; // stored\n\tret;\n}}\n"
+    ).encode()
+
+
+COMMENT_LINES = {
+    "comment lines": (commented_kernel(), True),
+    "a block comment anywhere keeps them": (commented_kernel("\t/* a\n\t// b */\n"), False),
+    "a syntax error parses them": (commented_kernel("\tadd.s32 %r2 %r1, 1;\n\t// after the error\n"), True),
+}
+
+
+@pytest.mark.parametrize("name", COMMENT_LINES)
+def test_comment_lines_same_ir_and_findings_as_the_whole_text(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    data, left_out = COMMENT_LINES[name]
+    assert bool(syntax.included_ranges(data)) == left_out
+    assert not syntax.included_ranges(data, comment_lines=False)
+    assert_same_as_the_whole_text(data, False, monkeypatch)
