@@ -11,7 +11,7 @@ import pytest
 import ptxlint.analyses
 from ptxlint.context import ModuleContext
 from ptxlint.lower import lower
-from ptxlint.passes import PASS_NAMES, Pass, UndeclaredPass, UnknownPass, load
+from ptxlint.passes import PASS_NAMES, Pass, UndeclaredPass, UnknownPass, load, released_after
 from ptxlint.rules import ALL_RULES
 from ptxlint.rules.base import Rule
 from ptxlint.source import SourceFile
@@ -65,3 +65,16 @@ def test_an_undeclared_request_is_refused() -> None:
             context.result("uniformity")
     with pytest.raises(UnknownPass):
         context.result("no_such_pass")
+
+
+def test_results_are_released_after_their_last_user() -> None:
+    """Each requester releases the passes no later one needs, directly or through a pass it
+    requires: `convergence` needs `uniformity`, which needs `cfg`, `registers` and `call_graph`;
+    `tcgen05_scan` needs `call_graph`."""
+    released = released_after([("convergence",), ("tcgen05_scan",), ("registers",), ()])
+    assert released == [
+        frozenset({"convergence", "uniformity", "cfg"}),
+        frozenset({"tcgen05_scan", "call_graph"}),
+        frozenset({"registers"}),
+        frozenset(),
+    ]
