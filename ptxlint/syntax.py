@@ -118,11 +118,14 @@ _SECTION_LINE = re.compile(
 )
 
 
-# Runs of lines that hold only a `//` comment (nvcc's `// begin inline asm` and `// end inline asm`
-# around every inline asm, 14,000 lines of a DeepGEMM kernel): lowering skips comments, and in the
-# tree each was a node, half a kilobyte a line. Searched for from the newline before (a literal
-# start scans fast); only whole lines go, so no token can change.
-_COMMENT_LINES = re.compile(rb"\n(?:[ \t]*//[^\n]*\n)+")
+# Runs of three or more lines that hold a `//` comment (nvcc's `// begin inline asm` and
+# `// end inline asm` around every inline asm, 12,800 of a DeepGEMM kernel's lines in 80 runs):
+# lowering skips comments, and in the tree each was a node, half a kilobyte a line. Shorter runs
+# are not worth a range each (a CUTLASS FMHA has 62,000 single comment lines: the ranges cost more
+# time than the parse saves). Only whole lines go, so no token can change. Searched for by the
+# `//` of its first line (a literal start scans fast), which may follow code: then the run starts
+# on the next line.
+_COMMENT_LINES = re.compile(rb"//[^\n]*\n(?:[ \t]*//[^\n]*\n){2,}")
 
 
 def _is_section_data(body: bytes) -> bool:
@@ -139,7 +142,11 @@ def included_ranges(data: bytes, *, comment_lines: bool = True) -> Ranges:
     out)."""
     candidates = []
     if comment_lines and b"/*" not in data:  # a `//` line inside a block comment may hold its `*/`
-        candidates.extend((run.start() + 1, run.end()) for run in _COMMENT_LINES.finditer(data))
+        for run in _COMMENT_LINES.finditer(data):
+            start = data.rfind(b"\n", 0, run.start()) + 1
+            if data[start : run.start()].strip(b" \t"):  # a comment after code: the line stays
+                start = data.index(b"\n", run.start()) + 1
+            candidates.append((start, run.end()))
     for start in _SECTION_START.finditer(data):
         line_start = data.rfind(b"\n", 0, start.start()) + 1
         if data[line_start : start.start()].strip(b" \t"):
@@ -186,9 +193,12 @@ class _Points:
         self._row = 0
 
     def at(self, offset: int) -> tuple[int, int]:
-        self._row += self._data.count(b"\n", self._offset, offset)
+        data = self._data
+        self._row += data.count(b"\n", self._offset, offset)
         self._offset = offset
-        return self._row, offset - (self._data.rfind(b"\n", 0, offset) + 1)
+        if not offset or data[offset - 1] == 10:  # a line start: every comment line's ends
+            return self._row, 0
+        return self._row, offset - (data.rfind(b"\n", 0, offset) + 1)
 
 
 def is_native(node: Node) -> bool:

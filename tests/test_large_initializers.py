@@ -119,6 +119,7 @@ def commented_kernel(extra: str = "") -> bytes:
 COMMENT_LINES = {
     "comment lines": (commented_kernel(), True),
     "a block comment anywhere keeps them": (commented_kernel("\t/* a\n\t// b */\n"), False),
+    "a run that starts after code": (commented_kernel("\tadd.s32 %r2, %r1, 1; // one\n\t// two\n\t// three\n\t// four\n"), True),
     "a syntax error parses them": (commented_kernel("\tadd.s32 %r2 %r1, 1;\n\t// after the error\n"), True),
 }
 
