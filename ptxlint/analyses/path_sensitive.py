@@ -95,7 +95,8 @@ class PathSensitiveAnalysis(Generic[Payload]):
         visited = self._defining | self._changing | self._observing
         self._visited_by_block = indices_by_block(branches.values.cfg, visited)
         names = branches.values.names
-        self._written = {index: names.writes(index) for index in visited}
+        # What each condition-defining instruction writes (the facts its writes invalidate).
+        self._written = {index: names.writes(index) for index in self._defining}
         # Which condition registers each block may still read: the facts worth keeping there.
         self._live_in = None if keep_every_fact else live_in(branches.values.cfg, names, branches.condition_registers.names)
         self._summaries: set[Payload] = set()  # payloads made by collapse (see _bounded)
@@ -134,7 +135,7 @@ class PathSensitiveAnalysis(Generic[Payload]):
         if not changes and not defines:
             return self._observe_all(index, instruction, state)
         observes = index in self._observing
-        written = self._written[index]
+        written = self._written[index] if defines else ()
         classes: dict[Payload, PathContext] = {}
         changed = False
         for payload, context in state:
@@ -219,7 +220,7 @@ class PathSensitiveAnalysis(Generic[Payload]):
         classes: dict[Payload, PathContext],
     ) -> None:
         """A guarded instruction splits a class: it executes where the guard holds."""
-        written = self._written[index]
+        written = self._written[index] if defines else ()
 
         def after(context: PathContext) -> PathContext:
             return context.after(instruction, written) if defines else context
