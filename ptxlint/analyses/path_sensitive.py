@@ -93,12 +93,12 @@ class PathSensitiveAnalysis(Generic[Payload]):
         self._meeting = payloads.meeting_instructions()
         # Every other instruction leaves the state as it is (see :meth:`transfer`).
         visited = self._defining | self._changing | self._observing
-        self._visited_by_block = indices_by_block(branches.values.cfg, visited)
-        names = branches.values.names
+        self._visited_by_block = indices_by_block(branches.cfg, visited)
+        names = branches.names
         # What each condition-defining instruction writes (the facts its writes invalidate).
         self._written = {index: names.writes(index) for index in self._defining}
         # Which condition registers each block may still read: the facts worth keeping there.
-        self._live_in = None if keep_every_fact else live_in(branches.values.cfg, names, branches.condition_registers.names)
+        self._live_in = None if keep_every_fact else live_in(branches.cfg, names, branches.condition_registers.names)
         self._summaries: set[Payload] = set()  # payloads made by collapse (see _bounded)
 
     # -- the lattice

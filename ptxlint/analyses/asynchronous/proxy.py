@@ -757,7 +757,7 @@ def _run(context: ModuleContext, function: Function) -> AsyncProxyFacts:
     )
     branches: BranchTable = context.result("warp_branches", function)
     analysis = PathSensitiveAnalysis(branches, classification)
-    facts = AsyncProxyFacts(classification, branches, analysis, solve_forward(branches.values.cfg, analysis))
+    facts = AsyncProxyFacts(classification, branches, analysis, solve_forward(branches.cfg, analysis))
     facts._roles = roles
     return facts
 

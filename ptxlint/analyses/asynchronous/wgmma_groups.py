@@ -79,7 +79,7 @@ class _WgmmaPayloads:
     def __init__(self, branches: BranchTable, function: Function, module: Module) -> None:
         self.function = function
         instructions = function.instructions
-        names = branches.values.names
+        names = branches.names
         self.mmas: dict[int, Instruction] = {}
         self.operations: dict[int, str] = {}
         for index, instruction in enumerate(instructions):
@@ -245,7 +245,7 @@ class WgmmaFacts:
         payloads = self._payloads
         if index not in payloads.mmas and index not in payloads.touches:
             return []
-        if not self._may_be_in_flight(payloads.branches.values.cfg.block_of(index)):
+        if not self._may_be_in_flight(payloads.branches.cfg.block_of(index)):
             return []
         shape = payloads.shapes.get(index)
         if index in payloads.mmas:
@@ -291,7 +291,7 @@ class WgmmaFacts:
             payloads = self._payloads
             known = entry is not None and (
                 any(payload.uncommitted or payload.groups for payload, _ in entry)
-                or any(index in payloads.mmas for index in payloads.branches.values.cfg.blocks[block].instruction_indices)
+                or any(index in payloads.mmas for index in payloads.branches.cfg.blocks[block].instruction_indices)
             )
             self._block_in_flight[block] = known
         return known
@@ -480,7 +480,7 @@ class _ScreenFacts(WgmmaFacts):
             payloads = self._payloads
             known = self._block_in_flight[block] = entry is not None and (
                 bool(entry.uncommitted or entry.groups)  # type: ignore[attr-defined]  # a payload, see __init__
-                or any(index in payloads.mmas for index in payloads.branches.values.cfg.blocks[block].instruction_indices)
+                or any(index in payloads.mmas for index in payloads.branches.cfg.blocks[block].instruction_indices)
             )
         return known
 
@@ -514,7 +514,7 @@ def _solve(
     :class:`~ptxlint.analyses.path_sensitive.PathSensitiveAnalysis`; tests compare the two)."""
     branches: BranchTable = context.result("warp_branches", function)
     analysis = PathSensitiveAnalysis(branches, _WgmmaPayloads(branches, function, context.module), keep_every_fact)
-    return analysis, solve_forward(branches.values.cfg, analysis)
+    return analysis, solve_forward(branches.cfg, analysis)
 
 
 def _run(context: ModuleContext, function: Function) -> WgmmaFacts | None:
@@ -523,7 +523,7 @@ def _run(context: ModuleContext, function: Function) -> WgmmaFacts | None:
         return None
     branches: BranchTable = context.result("warp_branches", function)
     payloads = _WgmmaPayloads(branches, function, context.module)
-    graph = branches.values.cfg
+    graph = branches.cfg
     screen = Screen(graph, payloads, _join_payloads)
     screened = _ScreenFacts(payloads, screen, solve_forward(graph, screen))
     if not screened.has_hazard():

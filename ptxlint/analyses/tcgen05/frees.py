@@ -199,7 +199,7 @@ def _races(context: ModuleContext, function: Function) -> TensorMemoryFrees:
         return _NONE
     roles: ThreadReach = context.result("roles", function)
     branches: BranchTable = context.result("warp_branches", function)
-    cfg: ControlFlowGraph = branches.values.cfg
+    cfg: ControlFlowGraph = branches.cfg
     barrier_waits = frozenset(use.index for use in context.result("barriers", function) if use.waits)
     waits = _Waits(function, roles, context.result("shared_buffers", function), barrier_waits)
     accessing = [

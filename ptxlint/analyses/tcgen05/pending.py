@@ -99,7 +99,7 @@ class _TensorMemoryPayloads:
         self.summaries = summaries
         self._returned = returned
         instructions = function.instructions
-        names = branches.values.names
+        names = branches.names
         self._changing = frozenset(index for index in candidates if _changes_payload(instructions[index]))
         # Each load's (load, register) pairs, and per instruction reading some of those
         # registers, the pairs its read consumes: the reads of any other register observe nothing.
@@ -571,7 +571,7 @@ def _solve_with(
     branches: BranchTable = context.result("warp_branches", function)
     payloads = _TensorMemoryPayloads(branches, function, scan.callee_operations, scan.instructions(function), returned)
     analysis = PathSensitiveAnalysis(branches, payloads, keep_every_fact)
-    return payloads, branches, analysis, solve_forward(branches.values.cfg, analysis)
+    return payloads, branches, analysis, solve_forward(branches.cfg, analysis)
 
 
 def _solve(

@@ -14,6 +14,7 @@ import functools
 from typing import Iterator
 
 from ptxlint.analyses.registers import DefUse
+from ptxlint.cfg import ControlFlowGraph
 from ptxlint.analyses.threads.values import FunctionValues
 from ptxlint.context import ModuleContext
 from ptxlint.ir import Function, Instruction, Register
@@ -124,8 +125,19 @@ class BranchTable:
 
     @property
     def values(self) -> FunctionValues:
-        """The warp values the branches were evaluated on (the function's graph and names)."""
+        """The warp values the branches were evaluated on: what a register is before an
+        instruction, for the analyses that read operands beside the branches."""
         return self._values
+
+    @property
+    def cfg(self) -> ControlFlowGraph:
+        """The function's control-flow graph, whose blocks the branches end."""
+        return self._values.cfg
+
+    @property
+    def names(self) -> DefUse:
+        """The function's registers by name, over which the conditions are read."""
+        return self._values.names
 
     @property
     def warp_count(self) -> int:
@@ -135,12 +147,12 @@ class BranchTable:
     @functools.cached_property
     def condition_registers(self) -> ConditionRegisters:
         """The registers branch conditions depend on (shared by the path-sensitive analyses)."""
-        return condition_registers(self._values.cfg.function.instructions, self._values.names)
+        return condition_registers(self.cfg.function.instructions, self.names)
 
     @functools.cached_property
     def defining(self) -> frozenset[int]:
         """The instructions that write a register some branch condition depends on."""
-        writers = self._values.names.writers
+        writers = self.names.writers
         return frozenset(index for name in self.condition_registers.names for index in writers.get(name, ()))
 
     def branch(self, block: int) -> Branch | None:

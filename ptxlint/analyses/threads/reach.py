@@ -226,7 +226,7 @@ def _run(context: ModuleContext, function: Function) -> ThreadReach:
     branches = context.result("warp_branches", function)
     analysis = ThreadsReaching(branches, lane_conditions(branches, context.result("registers", function)))
     _, known = warp_count_of(context, function)
-    return ThreadReach(branches, solve_forward(branches.values.cfg, analysis), known)
+    return ThreadReach(branches, solve_forward(branches.cfg, analysis), known)
 
 
 def _describe(reach: ThreadReach, function: Function) -> Describe:
