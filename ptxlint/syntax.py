@@ -193,12 +193,9 @@ class _Points:
         self._row = 0
 
     def at(self, offset: int) -> tuple[int, int]:
-        data = self._data
-        self._row += data.count(b"\n", self._offset, offset)
+        self._row += self._data.count(b"\n", self._offset, offset)
         self._offset = offset
-        if not offset or data[offset - 1] == 10:  # a line start: every comment line's ends
-            return self._row, 0
-        return self._row, offset - (data.rfind(b"\n", 0, offset) + 1)
+        return self._row, offset - (self._data.rfind(b"\n", 0, offset) + 1)
 
 
 def is_native(node: Node) -> bool:

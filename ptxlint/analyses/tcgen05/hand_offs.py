@@ -11,7 +11,7 @@ from typing import Callable
 
 from ptxlint.analyses.tcgen05.scan import called_operations
 from ptxlint.cfg import ControlFlowGraph
-from ptxlint.ir import Function
+from ptxlint.ir import Function, Instruction
 from ptxlint.isa.barriers import is_cta_barrier
 from ptxlint.isa.hand_offs import CONFLICTING, HAND_OFF_BASES, hand_off
 from ptxlint.isa.tcgen05 import operation
@@ -85,6 +85,19 @@ class FirstHandOffs:
         return position < len(self._hand_offs) and self._hand_offs[position] < stop
 
 
+def _tensor_memory_operations(instruction: Instruction, summaries: dict[str, frozenset[str]]) -> frozenset[str] | None:
+    """The tensor-memory operations a `tcgen05` instruction or a call performs: the instruction's
+    own (a guarded wait may not happen, so it counts for none), or what the callee's summary
+    lists; None for a call whose body is unknown, which the searches take as waiting."""
+    opcode = instruction.opcode
+    if opcode.base == "call":
+        return called_operations(instruction, summaries)
+    performed = operation(opcode.base, opcode.modifiers)
+    if performed is None or (performed.startswith("wait::") and instruction.guard is not None):
+        return frozenset()
+    return frozenset({performed})
+
+
 def settles_before_next_barrier(
     cfg: ControlFlowGraph, function: Function, summaries: dict[str, frozenset[str]], barrier: int, kind: str
 ) -> bool:
@@ -112,17 +125,11 @@ def settles_before_next_barrier(
                 return False
             instruction = instructions[position]
             opcode = instruction.opcode
-            if opcode.base == "call":
-                operations = called_operations(instruction, summaries)
+            if opcode.base == "call" or opcode.base == "tcgen05":
+                operations = _tensor_memory_operations(instruction, summaries)
                 if operations is None or wait in operations:
-                    waited = True  # a function whose body is unknown is assumed to wait
-                elif operations & conflicting:
-                    return False
-            elif opcode.base == "tcgen05":
-                performed = operation(opcode.base, opcode.modifiers)
-                if performed == wait and instruction.guard is None:
                     waited = True
-                elif performed in conflicting or performed == "commit":
+                elif operations & conflicting or (opcode.base == "tcgen05" and "commit" in operations):
                     return False
             elif is_cta_barrier(opcode.base, opcode.modifiers):
                 if waited:
@@ -167,20 +174,12 @@ def free_before_wait(
             if budget < 0:
                 return None
             instruction = instructions[position]
-            opcode = instruction.opcode
-            if opcode.base == "call":
-                operations = called_operations(instruction, summaries)
+            if instruction.opcode.base == "call" or instruction.opcode.base == "tcgen05":
+                operations = _tensor_memory_operations(instruction, summaries)
                 if operations is None or wait in operations:
                     waited = True
                     break
                 if "dealloc" in operations:
-                    return position
-            elif opcode.base == "tcgen05":
-                performed = operation(opcode.base, opcode.modifiers)
-                if performed == wait and instruction.guard is None:
-                    waited = True
-                    break
-                if performed == "dealloc":
                     return position
             position += 1
         if waited:
