@@ -100,6 +100,9 @@ class PathSensitiveAnalysis(Generic[Payload]):
         # Which condition registers each block may still read: the facts worth keeping there.
         self._live_in = None if keep_every_fact else live_in(branches.cfg, names, branches.condition_registers.names)
         self._summaries: set[Payload] = set()  # payloads made by collapse (see _bounded)
+        # One context object per distinct context: paths rebuild equal contexts at every step,
+        # and the solution's states held a copy of each (and of its sets of facts).
+        self._contexts: dict[PathContext, PathContext] = {}
 
     # -- the lattice
 
@@ -188,7 +191,7 @@ class PathSensitiveAnalysis(Generic[Payload]):
         classes: dict[Payload, PathContext] = {}
         for payload, context in trimmed:
             _add(classes, payload, context)
-        return frozenset(classes.items())
+        return self._frozen(classes)
 
     def assume_branch(self, branch: Branch, target: int, state: PathState[Payload]) -> PathState[Payload]:
         return self._assume(branch.predicate, branch.outcome(target), branch.warps_to(target), state)
@@ -211,7 +214,7 @@ class PathSensitiveAnalysis(Generic[Payload]):
             if assumed is not None:
                 _add(classes, payload, assumed)
             changed = changed or assumed is not context
-        return frozenset(classes.items()) if changed else state
+        return self._frozen(classes) if changed else state
 
     # -- internals
 
@@ -238,6 +241,11 @@ class PathSensitiveAnalysis(Generic[Payload]):
         if skips is not None:
             _add(classes, payload, after(skips))
 
+    def _frozen(self, classes: dict[Payload, PathContext]) -> PathState[Payload]:
+        """The state of ``classes``, each context the one kept for its facts."""
+        contexts = self._contexts
+        return frozenset([(payload, contexts.setdefault(context, context)) for payload, context in classes.items()])
+
     def _bounded(self, classes: dict[Payload, PathContext]) -> PathState[Payload]:
         """At most :data:`MAX_CLASSES` path classes: past that they collapse into one summary.
         A summary then absorbs every class it stands for, so that the state at a join settles
@@ -246,7 +254,7 @@ class PathSensitiveAnalysis(Generic[Payload]):
         if self._summaries:
             self._absorb(classes)
         if len(classes) <= MAX_CLASSES:
-            return frozenset(classes.items())
+            return self._frozen(classes)
         contexts = list(classes.values())
         merged = contexts[0]
         for context in contexts[1:]:

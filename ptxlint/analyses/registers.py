@@ -374,6 +374,8 @@ class Liveness:
     def __init__(self, bits: dict[str, int], masks: dict[int, int]) -> None:
         self.bits = bits  # register → its bit; registers not asked about have none
         self._masks = masks
+        # Decoded sets by mask, not by block: the blocks of a stretch of code share a few live
+        # sets, and a set per block was a tenth of a path-sensitive pass's memory.
         self._names: dict[int, frozenset[str]] = {}
         self._order = list(bits)
 
@@ -382,16 +384,17 @@ class Liveness:
         return self._masks.get(block, 0)
 
     def names(self, block: int) -> frozenset[str]:
-        """The registers live at the entry of ``block``, by key (decoded once per block)."""
-        known = self._names.get(block)
+        """The registers live at the entry of ``block``, by key (decoded once per set)."""
+        live = self._masks.get(block, 0)
+        known = self._names.get(live)
         if known is None:
             found = []
-            mask = self._masks.get(block, 0)
+            mask = live
             while mask:
                 lowest = mask & -mask
                 found.append(self._order[lowest.bit_length() - 1])
                 mask ^= lowest
-            known = self._names[block] = frozenset(found)
+            known = self._names[live] = frozenset(found)
         return known
 
 
