@@ -44,7 +44,8 @@ class Registers:
     guard is a read), over the whole function, by scoped key (see the module's doc); the
     registers any one instruction writes and reads, collected when first asked (the sparse
     passes need the indexes, but the registers of only a few instructions); the resolution of
-    a name at a scope (:meth:`key`, cached per scope); the function's `.reg` parameters."""
+    a name at a scope (:meth:`key`, cached per scope; :attr:`keys_are_names` where no nested
+    scope declares a register); the function's `.reg` parameters."""
 
     def __init__(self, function: Function) -> None:
         self._scopes = function.scopes
