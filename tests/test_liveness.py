@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ptxlint import cfg
-from ptxlint.analyses.registers import DefUse, Registers, live_in
+from ptxlint.analyses.registers import Registers, live_in
 from ptxlint.lower import lower
 from ptxlint.source import SourceFile
 
@@ -19,7 +19,7 @@ from test_cfg import function_of
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _live_by_definition(graph: cfg.ControlFlowGraph, names: DefUse, register: str, block: int) -> bool:
+def _live_by_definition(graph: cfg.ControlFlowGraph, names: Registers, register: str, block: int) -> bool:
     """Search forward, instruction by instruction, for a read of ``register`` before an
     unguarded write of it."""
     reads, writes = set(names.readers.get(register, ())), set(names.writers.get(register, ()))

@@ -1,6 +1,7 @@
 """Unit tests for the register model (:class:`ptxlint.analyses.registers.Registers`): a name
 at an instruction means the register its innermost enclosing scope declares, sibling inline-asm
-blocks that reuse a name hold different registers, and the by-name projection merges them."""
+blocks that reuse a name hold different registers, and a function without nested declarations
+keys each register by its name."""
 
 from __future__ import annotations
 
@@ -50,17 +51,10 @@ def test_each_block_declaring_a_name_holds_its_own_register() -> None:
     assert registers.writers["%r2"] == [3, 7]
 
 
-def test_the_unscoped_projection_merges_the_blocks() -> None:
-    registers = Registers(function_of(_BLOCKS))
-    unscoped = registers.unscoped()
-    assert unscoped.writers["p"] == [1, 4, 5] and unscoped.readers["p"] == [2, 6, 7]
-    assert unscoped.writes(6) == ["%q1"] and unscoped.reads(7) == ["%q1", "p"]
-    assert unscoped.writers["%r2"] == registers.writers["%r2"]
-
-
-def test_a_function_without_nested_declarations_is_its_own_projection() -> None:
+def test_a_function_without_nested_declarations_keys_registers_by_name() -> None:
     registers = Registers(function_of("\tmov.u32 %r1, %tid.x;\n\tret;"))
-    assert registers.unscoped() is registers and registers.key("%r1", 0) == "%r1"
+    assert registers.keys_are_names and registers.key("%r1", 0) == "%r1" and registers.writes(0) == ["%r1"]
+    assert not Registers(function_of(_BLOCKS)).keys_are_names
 
 
 def test_backward_slice_follows_the_register_of_the_scope() -> None:

@@ -94,11 +94,11 @@ class PathSensitiveAnalysis(Generic[Payload]):
         # Every other instruction leaves the state as it is (see :meth:`transfer`).
         visited = self._defining | self._changing | self._observing
         self._visited_by_block = indices_by_block(branches.cfg, visited)
-        names = branches.names
+        self._registers = registers = branches.registers
         # What each condition-defining instruction writes (the facts its writes invalidate).
-        self._written = {index: names.writes(index) for index in self._defining}
+        self._written = {index: registers.writes(index) for index in self._defining}
         # Which condition registers each block may still read: the facts worth keeping there.
-        self._live_in = None if keep_every_fact else live_in(branches.cfg, names, branches.condition_registers.names)
+        self._live_in = None if keep_every_fact else live_in(branches.cfg, registers, branches.condition_registers.keys)
         self._summaries: set[Payload] = set()  # payloads made by collapse (see _bounded)
         # One context object per distinct context: paths rebuild equal contexts at every step,
         # and the solution's states held a copy of each (and of its sets of facts).
@@ -149,7 +149,7 @@ class PathSensitiveAnalysis(Generic[Payload]):
                 continue
             if changes:
                 new_payload = self._step(index, instruction, new_payload)
-            new_context = context.after(instruction, written) if defines else context
+            new_context = context.after(instruction, written, self._registers) if defines else context
             changed = changed or new_payload is not payload or new_context is not context
             _add(classes, new_payload, new_context)
         return self._bounded(classes) if changed else state
@@ -202,11 +202,12 @@ class PathSensitiveAnalysis(Generic[Payload]):
         if guard is None or type(guard.predicate) is not Register:
             return state
         holds = not guard.negated
-        return self._assume(guard.predicate.name, holds, self._branches.guard_warps(index, instruction)[holds], state)
+        predicate = self._registers.key(guard.predicate.name, instruction.scope)
+        return self._assume(predicate, holds, self._branches.guard_warps(index, instruction)[holds], state)
 
     def _assume(self, predicate: str, value: bool, warps: int, state: PathState[Payload]) -> PathState[Payload]:
-        """The classes of ``state`` on paths where ``predicate`` is ``value``, which only
-        ``warps`` allow."""
+        """The classes of ``state`` on paths where ``predicate`` (a register's key) is ``value``,
+        which only ``warps`` allow."""
         classes: dict[Payload, PathContext] = {}
         changed = False
         for payload, context in state:
@@ -226,16 +227,16 @@ class PathSensitiveAnalysis(Generic[Payload]):
         written = self._written[index] if defines else ()
 
         def after(context: PathContext) -> PathContext:
-            return context.after(instruction, written) if defines else context
+            return context.after(instruction, written, self._registers) if defines else context
 
         guard: Guard = instruction.guard  # type: ignore[assignment]  # called for guarded instructions only
         if type(guard.predicate) is not Register:
             _add(classes, self._step(index, instruction, payload), after(context))
             return
-        name = guard.predicate.name
+        predicate = self._registers.key(guard.predicate.name, instruction.scope)
         warps = self._branches.guard_warps(index, instruction)
-        executes = context.assume(name, not guard.negated, warps[not guard.negated])
-        skips = context.assume(name, guard.negated, warps[guard.negated])
+        executes = context.assume(predicate, not guard.negated, warps[not guard.negated])
+        skips = context.assume(predicate, guard.negated, warps[guard.negated])
         if executes is not None:
             _add(classes, self._step(index, instruction, payload), after(executes))
         if skips is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Callable
 
+from ptxlint.analyses.registers import register_of_key
 from ptxlint.analyses.threads.branch_sides import BranchTable
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.records import record
@@ -26,8 +27,8 @@ class WitnessPath:
 
 @record(slots=True)
 class BranchStep:
-    """One conditional branch on a witness path: where it is, what it tests (`predicate`,
-    `negated` for `@!p`), whether it was taken and loops back, and whether it decides the path
+    """One conditional branch on a witness path: where it is, what it tests (`predicate`, the
+    register's name as written, `negated` for `@!p`), whether it was taken and loops back, and whether it decides the path
     (going the other way would not reach the bug, or it loops back)."""
 
     span: Span
@@ -93,5 +94,6 @@ def branch_steps(cfg: ControlFlowGraph, branches: BranchTable, path: WitnessPath
         other = next((successor for successor in cfg.successors(source) if successor != target), None)
         loops = order.get(target, 0) <= order.get(source, 0)
         decides = loops or other is None or other not in path.reaching
-        steps.append(BranchStep(branch.instruction.span, branch.predicate, branch.negated, target == branch.taken, loops, decides))
+        predicate = register_of_key(branch.predicate)  # the name the user reads
+        steps.append(BranchStep(branch.instruction.span, predicate, branch.negated, target == branch.taken, loops, decides))
     return steps

@@ -39,78 +39,13 @@ def register_of_key(key: str) -> str:
     return key.split("@", 1)[0]
 
 
-class DefUse:
-    """The instructions that write and read each register (a guard is a read), over the whole
-    function, and the registers any one instruction writes and reads, collected when first
-    asked: the pre-passes need the indexes, but the registers of only a few instructions. Keyed
-    by what :meth:`key` makes of a name at a scope."""
-
-    def __init__(self, instructions: tuple[Instruction, ...], writers: dict[str, list[int]], readers: dict[str, list[int]]) -> None:
-        self.instructions = instructions
-        self.writers = writers
-        self.readers = readers
-        self._writes: dict[int, list[str]] = {}
-        self._reads: dict[int, list[str]] = {}
-
-    def key(self, name: str, scope: int) -> str:
-        """The register ``name`` names at ``scope``."""
-        return name
-
-    def writes(self, index: int) -> list[str]:
-        """The registers instruction ``index`` writes."""
-        known = self._writes.get(index)
-        if known is None:
-            instruction = self.instructions[index]
-            known = self._writes[index] = self._keys(instruction.destinations, instruction.scope)
-        return known
-
-    def reads(self, index: int) -> list[str]:
-        """The registers instruction ``index`` reads, its guard included."""
-        known = self._reads.get(index)
-        if known is None:
-            instruction = self.instructions[index]
-            known = self._keys(instruction.sources, instruction.scope)
-            guard = instruction.guard
-            if guard is not None and type(guard.predicate) is Register:
-                known.append(self.key(guard.predicate.name, instruction.scope))
-            self._reads[index] = known
-        return known
-
-    def _keys(self, operands: tuple[Operand, ...], scope: int) -> list[str]:
-        key = self.key
-        found: list[str] = []
-        for operand in operands:
-            kind = type(operand)
-            if kind is Register:
-                found.append(key(operand.name, scope))  # type: ignore[union-attr]  # narrowed by `kind`, not seen by mypy
-            elif kind not in _WITHOUT_REGISTERS:
-                found.extend(key(register.name, scope) for register in registers_in(operand))
-        return found
-
-    def backward_slice(self, registers: Iterable[str], through: Callable[[int], bool] | None = None) -> tuple[set[str], set[int]]:
-        """What ``registers`` are computed from: the registers followed and the instructions
-        writing them, transitively through the registers each writer reads — only through the
-        writers ``through`` accepts, when given."""
-        pending = list(registers)
-        followed: set[str] = set()
-        found: set[int] = set()
-        while pending:
-            name = pending.pop()
-            if name in followed:
-                continue
-            followed.add(name)
-            for index in self.writers.get(name, ()):
-                if index not in found and (through is None or through(index)):
-                    found.add(index)
-                    pending.extend(self.reads(index))
-        return followed, found
-
-
-class Registers(DefUse):
-    """The `registers` pass's result: the def-use index by scoped key (see the module's doc),
-    the resolution of a name at a scope (:meth:`key`, cached per scope), the function's `.reg`
-    parameters, and :meth:`unscoped`, the same index by bare name for the analyses whose state
-    is still keyed by name."""
+class Registers:
+    """The `registers` pass's result: the instructions that write and read each register (a
+    guard is a read), over the whole function, by scoped key (see the module's doc); the
+    registers any one instruction writes and reads, collected when first asked (the sparse
+    passes need the indexes, but the registers of only a few instructions); the resolution of
+    a name at a scope (:meth:`key`, cached per scope; :attr:`keys_are_names` where no nested
+    scope declares a register); the function's `.reg` parameters."""
 
     def __init__(self, function: Function) -> None:
         self._scopes = function.scopes
@@ -126,18 +61,20 @@ class Registers(DefUse):
                 self._nested_ranges.setdefault(declaration.name, []).append((declaration.scope, declaration.count))
             else:
                 self._nested_names.setdefault(declaration.name, []).append(declaration.scope)
-        self._has_nested = bool(self._nested_names or self._nested_ranges)
+        # Without nested declarations every key is the name itself: the analyses that key their
+        # state by register then read an operand's name as it is, resolving nothing.
+        self.keys_are_names = not (self._nested_names or self._nested_ranges)
         self._declaring: dict[str, list[int]] = {}  # name → the nested scopes declaring it, ascending
         self.register_parameters = {
             parameter.name: position for position, parameter in enumerate(function.parameters) if parameter.space == "reg"
         }
-        instructions = function.instructions
-        if self._has_nested:
-            writers, readers = self._scoped_indexes(instructions)
+        self.instructions = instructions = function.instructions
+        if self.keys_are_names:
+            self.writers, self.readers = _name_indexes(instructions)
         else:
-            writers, readers = _name_indexes(instructions)
-        super().__init__(instructions, writers, readers)
-        self._unscoped: tuple[dict[str, list[int]], dict[str, list[int]]] | None = None
+            self.writers, self.readers = self._scoped_indexes(instructions)
+        self._writes: dict[int, list[str]] = {}
+        self._reads: dict[int, list[str]] = {}
 
     def key(self, name: str, scope: int) -> str:
         """The register ``name`` as declared around ``scope``: the name itself when the function
@@ -190,6 +127,55 @@ class Registers(DefUse):
                 return declared
         return 0
 
+    def writes(self, index: int) -> list[str]:
+        """The registers instruction ``index`` writes."""
+        known = self._writes.get(index)
+        if known is None:
+            instruction = self.instructions[index]
+            known = self._writes[index] = self._keys(instruction.destinations, instruction.scope)
+        return known
+
+    def reads(self, index: int) -> list[str]:
+        """The registers instruction ``index`` reads, its guard included."""
+        known = self._reads.get(index)
+        if known is None:
+            instruction = self.instructions[index]
+            known = self._keys(instruction.sources, instruction.scope)
+            guard = instruction.guard
+            if guard is not None and type(guard.predicate) is Register:
+                known.append(self.key(guard.predicate.name, instruction.scope))
+            self._reads[index] = known
+        return known
+
+    def _keys(self, operands: tuple[Operand, ...], scope: int) -> list[str]:
+        key = self.key
+        found: list[str] = []
+        for operand in operands:
+            kind = type(operand)
+            if kind is Register:
+                found.append(key(operand.name, scope))  # type: ignore[union-attr]  # narrowed by `kind`, not seen by mypy
+            elif kind not in _WITHOUT_REGISTERS:
+                found.extend(key(register.name, scope) for register in registers_in(operand))
+        return found
+
+    def backward_slice(self, registers: Iterable[str], through: Callable[[int], bool] | None = None) -> tuple[set[str], set[int]]:
+        """What ``registers`` are computed from: the registers followed and the instructions
+        writing them, transitively through the registers each writer reads — only through the
+        writers ``through`` accepts, when given."""
+        pending = list(registers)
+        followed: set[str] = set()
+        found: set[int] = set()
+        while pending:
+            name = pending.pop()
+            if name in followed:
+                continue
+            followed.add(name)
+            for index in self.writers.get(name, ()):
+                if index not in found and (through is None or through(index)):
+                    found.add(index)
+                    pending.extend(self.reads(index))
+        return followed, found
+
     def _scoped_indexes(self, instructions: tuple[Instruction, ...]) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
         """:func:`_name_indexes` for a function with nested declarations: each name some nested
         scope declares resolved at its instruction's scope."""
@@ -232,58 +218,6 @@ class Registers(DefUse):
                 readers.setdefault(name, []).append(index)
         return writers, readers
 
-    def unscoped(self) -> DefUse:
-        """The same index by bare name, the registers of one name in every scope taken as one
-        (a superset of each's writers and readers): for the analyses whose state is keyed by
-        register name. Where no nested scope declares a register it is this index itself."""
-        if not self._has_nested:
-            return self  # not kept in an attribute: a reference to itself would be a cycle
-        if self._unscoped is None:  # the merged indexes are kept, not the view: it refers to self
-            self._unscoped = (_merged(self.writers), _merged(self.readers))
-        return _ByName(self, *self._unscoped)
-
-
-class _ByName(DefUse):
-    """:meth:`Registers.unscoped`: the scoped model's indexes merged by name, and an
-    instruction's registers as the scoped model has them, renamed only where a key is scoped
-    (the same list otherwise, not a second copy of every instruction's registers)."""
-
-    def __init__(self, scoped: Registers, writers: dict[str, list[int]], readers: dict[str, list[int]]) -> None:
-        super().__init__(scoped.instructions, writers, readers)
-        self._scoped = scoped
-
-    def writes(self, index: int) -> list[str]:
-        return _by_name(self._scoped.writes(index))
-
-    def reads(self, index: int) -> list[str]:
-        return _by_name(self._scoped.reads(index))
-
-
-def _by_name(keys: list[str]) -> list[str]:
-    for key in keys:
-        if "@" in key:
-            return [register_of_key(key) for key in keys]
-    return keys
-
-
-def _merged(table: dict[str, list[int]]) -> dict[str, list[int]]:
-    """``table`` with the keys of one name merged into one entry, indices ascending."""
-    scoped = [key for key in table if "@" in key]  # most keys are names already: kept as they are
-    merged = dict(table)
-    split: set[str] = set()
-    for key in scoped:
-        name = register_of_key(key)
-        indices = merged.pop(key)
-        known = merged.get(name)
-        if known is None:
-            merged[name] = indices
-        else:
-            merged[name] = known + indices
-            split.add(name)
-    for name in split:
-        merged[name] = sorted(set(merged[name]))
-    return merged
-
 
 def _name_indexes(instructions: tuple[Instruction, ...]) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
     """The instructions that write and that read each register, for a function whose every
@@ -320,7 +254,7 @@ _NOWHERE: list[int] = []  # the nested scopes declaring a name no nested scope d
 _WITHOUT_REGISTERS = frozenset({Immediate, SpecialRegister, Symbol, Sink})
 
 
-def live_in(graph: ControlFlowGraph, index: DefUse, registers: Iterable[str]) -> Liveness:
+def live_in(graph: ControlFlowGraph, index: Registers, registers: Iterable[str]) -> Liveness:
     """Which of ``registers`` (keys of ``index``) are live at the entry of each reachable block:
     read on some path from there before an unguarded write (a guarded write may not happen, so
     it kills nothing). Backward liveness over bit masks, one bit per register asked about."""

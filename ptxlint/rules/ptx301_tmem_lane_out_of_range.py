@@ -158,7 +158,7 @@ def _through_a_call(
     address = next((operand for operand in instruction.operands if type(operand) is Address), None)
     if address is None or not roles.reachable(index):
         return None
-    parameter = context.result("warp_values", function).parameter_offset(address)
+    parameter = context.result("warp_values", function).parameter_offset(index, address)
     if parameter is None:
         return None
     calls = context.result("call_graph")

@@ -18,7 +18,8 @@ All of it is one :class:`Payload` of a
 :class:`~ptxlint.analyses.path_sensitive.PathSensitiveAnalysis`, so branches on the same
 condition are correlated and findings come with witness paths. Registers are tracked by *slot*:
 the operand vectors (`d`, register A) of the function's `wgmma.mma_async`; an access to any of
-their registers marks the slots holding it.
+their registers marks the slots holding it. Registers are the `registers` pass's scoped keys (a
+name an inline-asm block declares is that block's own register); the facts name them as written.
 
 Calls: a callee whose body is in the module and holds no `wgmma` and no call changes nothing;
 any other may do anything, so it is assumed to fence and to wait for everything (no finding
@@ -37,6 +38,7 @@ from typing import Callable, Iterable, NamedTuple, Sequence
 
 from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState, Screen, join_groups
 from ptxlint.analyses.path_witness import BranchStep, branch_steps, witness_path
+from ptxlint.analyses.registers import register_of_key
 from ptxlint.analyses.threads.branch_sides import BranchTable
 from ptxlint.analyses.asynchronous.wgmma_operands import (
     accumulator_registers,
@@ -79,7 +81,7 @@ class _WgmmaPayloads:
     def __init__(self, branches: BranchTable, function: Function, module: Module) -> None:
         self.function = function
         instructions = function.instructions
-        names = branches.names
+        registers = branches.registers
         self.mmas: dict[int, Instruction] = {}
         self.operations: dict[int, str] = {}
         for index, instruction in enumerate(instructions):
@@ -94,31 +96,32 @@ class _WgmmaPayloads:
         slot_ids: dict[frozenset[str], int] = {}
         self.accumulator_slot: dict[int, int] = {}
         self.fragment_slot: dict[int, int] = {}
-        self.registers: dict[int, frozenset[str]] = {}  # MMA → its d and A registers
+        self.registers: dict[int, frozenset[str]] = {}  # MMA → its d and A registers (keys)
         self.accumulators: dict[int, frozenset[str]] = {}
         self.fragments: dict[int, frozenset[str]] = {}
         self.shapes: dict[int, str | None] = {}
         for index, instruction in self.mmas.items():
-            accumulators = self.accumulators[index] = frozenset(accumulator_registers(instruction))
-            fragments = self.fragments[index] = frozenset(fragment_registers(instruction))
+            key, scope = registers.key, instruction.scope
+            accumulators = self.accumulators[index] = frozenset(key(name, scope) for name in accumulator_registers(instruction))
+            fragments = self.fragments[index] = frozenset(key(name, scope) for name in fragment_registers(instruction))
             self.shapes[index] = shape_of(instruction)
             self.registers[index] = accumulators | fragments
             self.accumulator_slot[index] = slot_ids.setdefault(accumulators, len(slot_ids))
             if fragments:
                 self.fragment_slot[index] = slot_ids.setdefault(fragments, len(slot_ids))
-        self.slot_registers = {slot: registers for registers, slot in slot_ids.items()}
+        self.slot_registers = {slot: keys for keys, slot in slot_ids.items()}
         self.slots_of: dict[str, frozenset[int]] = {}
-        for registers, slot in slot_ids.items():
-            for register in registers:
+        for keys, slot in slot_ids.items():
+            for register in keys:
                 self.slots_of[register] = self.slots_of.get(register, frozenset()) | {slot}
         # The other instructions that access an MMA register, and the slots each touches.
         touching: dict[int, set[int]] = {}
         for register, slots in self.slots_of.items():
-            for index in (*names.readers.get(register, ()), *names.writers.get(register, ())):
+            for index in (*registers.readers.get(register, ()), *registers.writers.get(register, ())):
                 if index not in self.mmas:
                     touching.setdefault(index, set()).update(slots)
         self.touches = {index: frozenset(slots) for index, slots in touching.items()}
-        self.names = names
+        self.def_use = registers  # the register model: which instructions read and write each key
         self.kernel = function.is_kernel
         self.branches = branches
 
@@ -196,13 +199,13 @@ class InFlight(NamedTuple):
 
     mma: int  # the `wgmma.mma_async`
     committed: bool  # committed on every path class it is in flight in
-    registers: tuple[str, ...]  # its registers the instruction asked about accesses
+    registers: tuple[str, ...]  # its registers the instruction asked about accesses, by name
 
 
 class UnfencedAccess(NamedTuple):
     """Why a `wgmma.mma_async` is not fenced from earlier register accesses."""
 
-    registers: tuple[str, ...]  # its d / A registers some instruction touched since the last fence
+    registers: tuple[str, ...]  # its d / A registers some instruction touched since the last fence, by name
     access: int | None  # one such instruction on a path without a fence (None: not found)
     no_fence_yet: bool  # some path from the kernel's start has no `wgmma.fence` before it
 
@@ -251,7 +254,7 @@ class WgmmaFacts:
         if index in payloads.mmas:
             mine, chained = payloads.fragments[index], payloads.accumulators[index]
         else:
-            mine = frozenset((*payloads.names.reads(index), *payloads.names.writes(index)))
+            mine = frozenset((*payloads.def_use.reads(index), *payloads.def_use.writes(index)))
             chained = frozenset()
         uncommitted: set[int] = set()
         committed: set[int] = set()
@@ -272,7 +275,7 @@ class WgmmaFacts:
             else:
                 clash = mine & payloads.registers[mma]
             if clash:
-                found.append(InFlight(mma, mma not in uncommitted, tuple(sorted(clash, key=_natural))))
+                found.append(InFlight(mma, mma not in uncommitted, _names(clash)))
         return found
 
     def _in_flight_of(self, payload: Payload) -> tuple[frozenset[int], frozenset[int]]:
@@ -329,8 +332,8 @@ class WgmmaFacts:
                 access = self._last_access(index, registers, writes_only=False)
         found: tuple[str, ...] = ()
         if access is not None:
-            accessed = set(payloads.names.reads(access)) | set(payloads.names.writes(access))
-            found = tuple(sorted(accessed & registers, key=_natural))
+            accessed = set(payloads.def_use.reads(access)) | set(payloads.def_use.writes(access))
+            found = _names(accessed & registers)
         return UnfencedAccess(found, access, unfenced)
 
     def _last_access(self, index: int, registers: frozenset[str], writes_only: bool) -> int | None:
@@ -341,12 +344,12 @@ class WgmmaFacts:
         graph = self._solution.cfg
         operations = payloads.operations
         touches = payloads.touches
-        names = payloads.names
+        def_use = payloads.def_use
 
         def accesses(position: int) -> bool:
             if position not in touches:
                 return False
-            accessed = names.writes(position) if writes_only else (*names.reads(position), *names.writes(position))
+            accessed = def_use.writes(position) if writes_only else (*def_use.reads(position), *def_use.writes(position))
             return not registers.isdisjoint(accessed)
 
         def stops(position: int) -> bool:
@@ -500,6 +503,11 @@ class _ScreenFacts(WgmmaFacts):
             if payload.unfenced:
                 parts.append("unfenced")
         return " ".join(parts) or "-"
+
+
+def _names(keys: Iterable[str]) -> tuple[str, ...]:
+    """The registers ``keys`` as the user wrote them, in natural order (`%f2` before `%f10`)."""
+    return tuple(sorted({register_of_key(key) for key in keys}, key=_natural))
 
 
 def _natural(name: str) -> tuple[str, int]:

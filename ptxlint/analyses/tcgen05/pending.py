@@ -26,6 +26,7 @@ from typing import Callable, Iterable, NamedTuple, Sequence
 
 from ptxlint.analyses.path_sensitive import PathSensitiveAnalysis, PathState
 from ptxlint.analyses.path_witness import BranchStep, branch_steps, witness_path
+from ptxlint.analyses.registers import Registers
 from ptxlint.analyses.tcgen05.hand_offs import FirstHandOffs, free_before_wait, hand_offs_in, settles_before_next_barrier
 from ptxlint.analyses.tcgen05.scan import TensorMemoryScan, called_operations
 from ptxlint.analyses.threads.branch_sides import BranchTable, warp_list
@@ -46,7 +47,7 @@ class Pending(NamedTuple):
 
     index: int  # type: ignore[assignment]  # the `tcgen05.ld`/`st` instruction (shadows tuple.index)
     kind: str  # "ld" or "st"
-    unread: frozenset[str]  # destination registers of a load not read since it was issued
+    unread: frozenset[str]  # destination registers (keys) of a load not read since it was issued
 
     @property
     def values_consumed(self) -> bool:
@@ -99,7 +100,7 @@ class _TensorMemoryPayloads:
         self.summaries = summaries
         self._returned = returned
         instructions = function.instructions
-        names = branches.names
+        keys = branches.registers
         self._changing = frozenset(index for index in candidates if _changes_payload(instructions[index]))
         # Each load's (load, register) pairs, and per instruction reading some of those
         # registers, the pairs its read consumes: the reads of any other register observe nothing.
@@ -108,12 +109,12 @@ class _TensorMemoryPayloads:
         for index in self._changing:
             instruction = instructions[index]
             if operation(instruction.opcode.base, instruction.opcode.modifiers) == "ld":
-                registers = _loaded_registers(instruction)
+                registers = _loaded_registers(instruction, keys)
                 self._loaded[index] = frozenset((index, register) for register in registers)
                 for register in registers:
                     loads_writing.setdefault(register, []).append(index)
         consumed: dict[int, set[tuple[int, str]]] = {}
-        readers = names.readers
+        readers = keys.readers
         for register, loads in loads_writing.items():
             for reader in readers.get(register, ()):
                 consumed.setdefault(reader, set()).update((load, register) for load in loads)
@@ -222,15 +223,16 @@ def _retire(accesses: frozenset[tuple[int, str]], kind: str) -> frozenset[tuple[
     return frozenset(access for access in accesses if access[1] != kind)
 
 
-def _loaded_registers(instruction: Instruction) -> frozenset[str]:
-    """Every register a `tcgen05.ld` writes: all operands before the TMEM address (the vector,
-    and `redval` of `tcgen05.ld.red`, which lowering counts as a source)."""
-    names: set[str] = set()
+def _loaded_registers(instruction: Instruction, registers: Registers) -> frozenset[str]:
+    """Every register a `tcgen05.ld` writes, by key: all operands before the TMEM address (the
+    vector, and `redval` of `tcgen05.ld.red`, which lowering counts as a source)."""
+    keys: set[str] = set()
+    scope = instruction.scope
     for operand in instruction.operands:
         if type(operand) is Address:
             break
-        names.update(register.name for register in registers_in(operand))
-    return frozenset(names)
+        keys.update(registers.key(register.name, scope) for register in registers_in(operand))
+    return frozenset(keys)
 
 
 # ----------------------------------------------------------------------------- the result

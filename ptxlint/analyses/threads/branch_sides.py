@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from typing import Iterator
 
-from ptxlint.analyses.registers import DefUse
+from ptxlint.analyses.registers import Registers
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.analyses.threads.values import FunctionValues
 from ptxlint.context import ModuleContext
@@ -48,7 +48,7 @@ class Branch:
     """The guarded last instruction of a block: a branch, or an exit that may not happen."""
 
     instruction: Instruction
-    predicate: str
+    predicate: str  # the predicate register's scoped key (see :mod:`ptxlint.analyses.registers`)
     negated: bool
     taken: int  # the block (or the CFG's exit node) reached when the guard holds
     # The warps in which the predicate may be False, and those in which it may be True (from the
@@ -79,7 +79,8 @@ def branch_at_end(values: FunctionValues, block: int) -> Branch | None:
         return None
     taken = graph.exit if instruction.opcode.base != "bra" else successors[0]
     truth = values.truth_before(node.end - 1, guard.predicate)
-    return Branch(instruction, guard.predicate.name, guard.negated, taken, _predicate_warps(truth, values.warp_count))
+    predicate = values.registers.key(guard.predicate.name, instruction.scope)
+    return Branch(instruction, predicate, guard.negated, taken, _predicate_warps(truth, values.warp_count))
 
 
 def _predicate_warps(truth: tuple[bool | None, ...] | None, warp_count: int) -> tuple[int, int]:
@@ -88,21 +89,21 @@ def _predicate_warps(truth: tuple[bool | None, ...] | None, warp_count: int) -> 
 
 @record
 class ConditionRegisters:
-    """The registers a branch or guard condition can depend on through `setp`, `not.pred` and
-    copies: only their definitions are worth remembering (a debug build has thousands of `setp`
-    that no branch tests)."""
+    """The registers (scoped keys) a branch or guard condition can depend on through `setp`,
+    `not.pred` and copies: only their definitions are worth remembering (a debug build has
+    thousands of `setp` that no branch tests)."""
 
-    names: frozenset[str]
+    keys: frozenset[str]
 
-    def matters(self, name: str) -> bool:
-        return name in self.names
+    def matters(self, key: str) -> bool:
+        return key in self.keys
 
 
-def condition_registers(instructions: tuple[Instruction, ...], names: DefUse) -> ConditionRegisters:
+def condition_registers(instructions: tuple[Instruction, ...], registers: Registers) -> ConditionRegisters:
     """Guard predicates, then (transitively) the registers the unguarded `setp`, `mov` and `not`
     that write them read."""
     guards = [
-        instruction.guard.predicate.name
+        registers.key(instruction.guard.predicate.name, instruction.scope)
         for instruction in instructions
         if instruction.guard is not None and type(instruction.guard.predicate) is Register
     ]
@@ -110,7 +111,7 @@ def condition_registers(instructions: tuple[Instruction, ...], names: DefUse) ->
     def defines_a_condition(index: int) -> bool:
         return instructions[index].guard is None and instructions[index].opcode.base in ("setp", "mov", "not")
 
-    followed, _ = names.backward_slice(guards, through=defines_a_condition)
+    followed, _ = registers.backward_slice(guards, through=defines_a_condition)
     return ConditionRegisters(frozenset(followed))
 
 
@@ -135,9 +136,9 @@ class BranchTable:
         return self._values.cfg
 
     @property
-    def names(self) -> DefUse:
-        """The function's registers by name, over which the conditions are read."""
-        return self._values.names
+    def registers(self) -> Registers:
+        """The function's register model, whose scoped keys the conditions are read over."""
+        return self._values.registers
 
     @property
     def warp_count(self) -> int:
@@ -147,13 +148,13 @@ class BranchTable:
     @functools.cached_property
     def condition_registers(self) -> ConditionRegisters:
         """The registers branch conditions depend on (shared by the path-sensitive analyses)."""
-        return condition_registers(self.cfg.function.instructions, self.names)
+        return condition_registers(self.cfg.function.instructions, self.registers)
 
     @functools.cached_property
     def defining(self) -> frozenset[int]:
         """The instructions that write a register some branch condition depends on."""
-        writers = self.names.writers
-        return frozenset(index for name in self.condition_registers.names for index in writers.get(name, ()))
+        writers = self.registers.writers
+        return frozenset(index for key in self.condition_registers.keys for index in writers.get(key, ()))
 
     def branch(self, block: int) -> Branch | None:
         return self._branches.get(block)

@@ -5,8 +5,10 @@ branch or guard contradicts them (the second `if (warp == 0)` after the first on
 `warp < 4` after `warp == 5`), which makes that path infeasible.
 :mod:`ptxlint.analyses.path_sensitive` pairs a context with each class of paths.
 
-Conditions are read and compared by :mod:`ptxlint.analyses.threads.conditions`, over register
-names: `setp.ne %p3, %r1, 0` and a later `setp.eq %p6, %r1, 0` name the same condition. A
+Conditions are read and compared by :mod:`ptxlint.analyses.threads.conditions`, over registers
+by the scoped keys of :mod:`ptxlint.analyses.registers`: `setp.ne %p3, %r1, 0` and a later
+`setp.eq %p6, %r1, 0` name the same condition, and a `p` two inline-asm blocks each declare is
+two registers. A
 predicate register is also a condition of its own (for `elect.sync` predicates, which no
 comparison defines); `not.pred` and `mov.pred` define one predicate by another, and conditions on
 an unchanged copy (`mov.b32 %r35, %r1`) are conditions on the original. Only registers some guard
@@ -20,16 +22,13 @@ from __future__ import annotations
 from dataclasses import field
 from typing import Iterable, Sequence, overload
 
+from ptxlint.analyses.registers import Registers
 from ptxlint.analyses.threads.conditions import Condition, Fact, contradicts, equality, read_comparison, values_where, with_terms
 from ptxlint.ir import Immediate, Instruction, Pair, Register
 from ptxlint.isa.types import integer_types
 from ptxlint.records import record
 
 Definition = tuple[str, Condition, bool]  # a predicate, a condition, the predicate's value when it holds
-
-
-def _name(register: Register) -> str:
-    return register.name
 
 
 @record(frozen=False, slots=True)
@@ -131,18 +130,19 @@ class PathContext:
             name = source
         return name
 
-    def after(self, instruction: Instruction, written: Sequence[str]) -> PathContext:
-        """Forget what the instruction's writes invalidate and remember what a `setp`, `mov` or
-        `not` defines; for instructions that write a register some branch condition depends on
-        (facts mention no other register)."""
+    def after(self, instruction: Instruction, written: Sequence[str], registers: Registers) -> PathContext:
+        """Forget what the instruction's writes (``written``, by key) invalidate and remember
+        what a `setp`, `mov` or `not` defines; for instructions that write a register some
+        branch condition depends on (facts mention no other register). ``registers`` resolves
+        the registers the instruction names at its scope."""
         context = self
         if (self.outcomes or self.predicates or self.copies) and not self.mentioned().isdisjoint(written):
             context = self._forget(written)
         base = instruction.opcode.base
         if base == "setp":
-            context = context._define(instruction)
+            context = context._define(instruction, registers)
         elif (base == "mov" or base == "not") and instruction.guard is None and len(instruction.operands) == 2:
-            context = context._copy(instruction)
+            context = context._copy(instruction, registers)
         return context
 
     def assume(self, predicate: str, value: bool, warps: int) -> PathContext | None:
@@ -253,38 +253,49 @@ class PathContext:
         mentioned = None if self._mentioned is None else self._mentioned - gone
         return PathContext(self.warps, outcomes, predicates, copies, mentioned, definitions, predicate_registers)
 
-    def _copy(self, instruction: Instruction) -> PathContext:
+    def _copy(self, instruction: Instruction, registers: Registers) -> PathContext:
         """`mov.pred p, 1` makes a known outcome; `mov.pred q, p` and `not.pred q, p` define
         ``q`` by ``p`` (nvcc carries "this warp allocated" in such a predicate); `mov r, 5`
         makes `r == 5` known."""
         destination, source = instruction.operands
         if type(destination) is not Register:
             return self
+        scope = instruction.scope
+        written = registers.key(destination.name, scope)
         positive = instruction.opcode.base == "mov"
         if "pred" in instruction.opcode.modifiers:
             if type(source) is Immediate and type(source.value) is int:
-                fact = (("is", destination.name, None), bool(source.value) == positive)
-                return self._adding(self.outcomes | {fact}, self.predicates, self.copies, (destination.name,))
+                fact = (("is", written, None), bool(source.value) == positive)
+                return self._adding(self.outcomes | {fact}, self.predicates, self.copies, (written,))
             if type(source) is Register:
-                definition = (destination.name, ("is", source.name, None), positive)
-                return self._adding(self.outcomes, self.predicates | {definition}, self.copies, (destination.name, source.name), (definition,))
+                read = registers.key(source.name, scope)
+                definition = (written, ("is", read, None), positive)
+                return self._adding(self.outcomes, self.predicates | {definition}, self.copies, (written, read), (definition,))
             return self
         if not positive:
             return self
-        if type(source) is Register and source.name != destination.name:
-            copy = (destination.name, self.original(source.name))
+        if type(source) is Register:
+            read = registers.key(source.name, scope)
+            if read == written:
+                return self
+            copy = (written, self.original(read))
             return self._adding(self.outcomes, self.predicates, self.copies | {copy}, copy)
         types = integer_types(instruction.opcode.modifiers)
         if type(source) is Immediate and type(source.value) is int and len(types) == 1:
             width = types[0][0]
-            condition = equality(width, destination.name, source.value & ((1 << width) - 1))
-            return self._adding(self.outcomes | {(condition, True)}, self.predicates, self.copies, (destination.name,))
+            condition = equality(width, written, source.value & ((1 << width) - 1))
+            return self._adding(self.outcomes | {(condition, True)}, self.predicates, self.copies, (written,))
         return self
 
-    def _define(self, instruction: Instruction) -> PathContext:
+    def _define(self, instruction: Instruction, registers: Registers) -> PathContext:
         if instruction.guard is not None:
             return self
-        found = read_comparison(instruction, _name)
+        scope = instruction.scope
+
+        def key_of(register: Register) -> str:
+            return registers.key(register.name, scope)
+
+        found = read_comparison(instruction, key_of)
         if found is None:
             return self
         (relation, left, right), polarity = found
@@ -293,11 +304,11 @@ class PathContext:
         destination = instruction.destinations[0] if instruction.destinations else None
         definitions: list[Definition] = []
         if type(destination) is Register:
-            definitions.append((destination.name, condition, polarity))
+            definitions.append((key_of(destination), condition, polarity))
         elif type(destination) is Pair:
             for operand, value in ((destination.first, polarity), (destination.second, not polarity)):
                 if type(operand) is Register:
-                    definitions.append((operand.name, condition, value))
+                    definitions.append((key_of(operand), condition, value))
         if not definitions:
             return self
         names = [definition[0] for definition in definitions] + [name for name in condition[1:] if type(name) is str]

@@ -156,7 +156,7 @@ def lane_conditions(branches: BranchTable, registers: Registers) -> dict[int, in
     and elect a lane into it hold two predicates, each written once."""
     found = {}
     for block, branch in branches.conditional():
-        definition = _definition(registers.key(branch.predicate, branch.instruction.scope), registers)
+        definition = _definition(branch.predicate, registers)
         if definition is None:
             continue
         base = definition.opcode.base

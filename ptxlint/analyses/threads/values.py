@@ -3,7 +3,8 @@ analysis and its solution for one function.
 
 The tcgen05 checks need to know, for each warp of the CTA, which TMEM address a `tcgen05.ld`
 uses and which warps a branch on the warp index lets through. :class:`WarpValues` computes, before
-each instruction, the abstract value of each register (see
+each instruction, the abstract value of each register, by the scoped key of the `registers` pass
+(see
 :mod:`ptxlint.analyses.threads.values_lattice`); what an instruction computes, it asks the
 :class:`~ptxlint.analyses.threads.values_evaluation.WarpEvaluator` it holds. It is sparse: it visits
 only the instructions of the backward slices of :mod:`ptxlint.analyses.threads.values_slices`, has
@@ -17,7 +18,7 @@ from __future__ import annotations
 from typing import Collection, Sequence
 
 from ptxlint.analyses.launch import block_shape
-from ptxlint.analyses.registers import DefUse
+from ptxlint.analyses.registers import Registers
 from ptxlint.analyses.threads.values_evaluation import WarpEvaluator
 from ptxlint.analyses.threads.values_lattice import VARYING, SharedAddress, Value, ValueState, join_registers, join_values
 from ptxlint.analyses.threads.values_parameters import (
@@ -57,7 +58,7 @@ class WarpValues:
         # Per block, the instructions the transfer function does not skip (see :meth:`plan_visits`).
         self._visited_by_block: Sequence[Sequence[int]] = []
 
-    def settle(self, instructions: tuple[Instruction, ...], names: DefUse) -> None:
+    def settle(self, instructions: tuple[Instruction, ...], registers: Registers) -> None:
         """Evaluate once the registers with a single unguarded definition whose operands are
         immediates, special registers, symbols or such registers defined earlier in the text:
         their value is the same on every path (nvcc's PTX is nearly SSA; constants, the warp
@@ -71,12 +72,12 @@ class WarpValues:
         instructions only read has no definition among them, which puts no value in the state
         either, so it reads as unknown whether settled or not (the data a `tcgen05.st` stores
         would otherwise send the walk through the whole epilogue)."""
-        writers = names.writers
-        reads = names.reads
-        writes = names.writes
+        writers = registers.writers
+        reads = registers.reads
+        writes = registers.writes
         needed = self._needed
         evaluator = self._evaluator
-        settled = evaluator.settled_names()
+        settled = evaluator.settled_keys()
         unsettled: set[str] = set()
         settled_definitions: list[int] = []
         indices = range(len(instructions)) if needed is None else needed
@@ -88,7 +89,7 @@ class WarpValues:
                 if name in settled or name in unsettled:
                     stack.pop()
                     continue
-                definition = self._single_plain_definition(name, instructions, names)
+                definition = self._single_plain_definition(name, instructions, registers)
                 if definition is None:
                     unsettled.add(name)
                     stack.pop()
@@ -114,10 +115,10 @@ class WarpValues:
         self._settled_definitions = frozenset(settled_definitions)
 
     @staticmethod
-    def _single_plain_definition(name: str, instructions: tuple[Instruction, ...], names: DefUse) -> int | None:
+    def _single_plain_definition(name: str, instructions: tuple[Instruction, ...], registers: Registers) -> int | None:
         """The one instruction that writes ``name``, when it is unguarded, not a load, tcgen05
         operation or call, and the only writer of everything it writes."""
-        writers = names.writers
+        writers = registers.writers
         defined = writers.get(name, ())
         if len(defined) != 1:
             return None
@@ -125,7 +126,7 @@ class WarpValues:
         instruction = instructions[index]
         if instruction.guard is not None or instruction.opcode.base in ("ld", "tcgen05", "call"):
             return None
-        if any(len(writers[written]) != 1 for written in names.writes(index)):
+        if any(len(writers[written]) != 1 for written in registers.writes(index)):
             return None
         return index
 
@@ -144,17 +145,17 @@ class WarpValues:
             return first
         return ValueState(registers, first.slots | second.slots)
 
-    def expire_block_locals(self, graph: ControlFlowGraph, names: DefUse) -> None:
+    def expire_block_locals(self, graph: ControlFlowGraph, registers: Registers) -> None:
         """Registers defined once and used only later in the same block (most of nvcc's
         temporaries) are dropped from the state after their last use: no join ever needs them.
         Only registers the transfer function can put in the state (written by an instruction
         it does not skip) need it."""
-        uses = names.readers
-        writers = names.writers
+        uses = registers.readers
+        writers = registers.writers
         needed = self._needed
         expiring: dict[int, list[str]] = {}
-        settled = self._evaluator.settled_names()
-        candidates = writers if needed is None else {name for index in needed for name in names.writes(index)}
+        settled = self._evaluator.settled_keys()
+        candidates = writers if needed is None else {name for index in needed for name in registers.writes(index)}
         for name in candidates:
             defined = writers[name]
             if len(defined) != 1 or name in settled:
@@ -163,7 +164,7 @@ class WarpValues:
             block = graph.block_of(defined[0])
             if all(position > defined[0] and graph.block_of(position) == block for position in used):
                 expiring.setdefault(max(used, default=defined[0]), []).append(name)
-        self._expiring = {index: tuple(names) for index, names in expiring.items()}
+        self._expiring = {index: tuple(keys) for index, keys in expiring.items()}
 
     def plan_visits(self, graph: ControlFlowGraph) -> None:
         """Decide which instructions the solver visits: the needed ones that are not settled,
@@ -222,7 +223,7 @@ class WarpValues:
 
     def _allocate(self, instruction: Instruction, state: ValueState) -> ValueState:
         target = instruction.operands[0] if instruction.operands else None
-        slot = self._evaluator.value_of(target, state) if isinstance(target, Address) else None
+        slot = self._evaluator.value_of(target, state, instruction.scope) if isinstance(target, Address) else None
         if type(slot) is not SharedAddress or slot.key in state.slots:
             return state
         return ValueState(state.registers, state.slots | {slot.key})
@@ -235,11 +236,12 @@ class FunctionValues:
     """The solved analysis of one function, asked through its queries."""
 
     def __init__(
-        self, analysis: WarpValues, evaluator: WarpEvaluator, solution: Solution[ValueState], names: DefUse, warp_count: int
+        self, analysis: WarpValues, evaluator: WarpEvaluator, solution: Solution[ValueState], registers: Registers, warp_count: int
     ) -> None:
         self._evaluator = evaluator
         self._cfg = solution.cfg
-        self._names = names
+        self._instructions = solution.cfg.function.instructions
+        self._registers = registers
         self._warp_count = warp_count
         self._state_before = StatesBefore(solution, analysis)
 
@@ -249,10 +251,10 @@ class FunctionValues:
         return self._cfg
 
     @property
-    def names(self) -> DefUse:
-        """The def-use index by register name the values are keyed by (shared with the
-        analyses built on this one)."""
-        return self._names
+    def registers(self) -> Registers:
+        """The function's register model, whose scoped keys the values are keyed by (shared
+        with the analyses built on this one)."""
+        return self._registers
 
     @property
     def warp_count(self) -> int:
@@ -260,17 +262,18 @@ class FunctionValues:
         return self._warp_count
 
     def value_before(self, index: int, operand: Operand | None) -> Value:
-        """The abstract value of ``operand`` before instruction ``index`` (None, unknown, in an
+        """The abstract value of ``operand``, an operand of instruction ``index`` (its registers
+        are those of that instruction's scope), before it executes (None, unknown, in an
         unreachable block)."""
         state = self._state_before(index)
-        return None if state is None else self._evaluator.value_of(operand, state)
+        return None if state is None else self._evaluator.value_of(operand, state, self._instructions[index].scope)
 
     def truth_before(self, index: int, predicate: Operand) -> tuple[bool | None, ...] | None:
-        """Per warp, whether ``predicate`` holds before instruction ``index`` (True, False or
-        None, unknown), or None when nothing is known for any warp (or the block is
-        unreachable)."""
+        """Per warp, whether ``predicate``, an operand of instruction ``index``, holds before it
+        (True, False or None, unknown), or None when nothing is known for any warp (or the
+        block is unreachable)."""
         state = self._state_before(index)
-        return None if state is None else self._evaluator.truth(predicate, state)
+        return None if state is None else self._evaluator.truth(predicate, state, self._instructions[index].scope)
 
     def call_arguments(self, index: int) -> tuple[tuple[int, Operand] | None, ...]:
         """For each argument of the `call` at ``index``, the `st.param` that writes it and the
@@ -282,9 +285,10 @@ class FunctionValues:
             found.append(None if store is None or value is None else (store, value))
         return tuple(found)
 
-    def parameter_offset(self, operand: Operand) -> ParameterOffset | None:
-        """``operand`` as one of the function's parameters plus a constant, on every path."""
-        return parameter_offset(self.cfg.function, self.names, operand)
+    def parameter_offset(self, index: int, operand: Operand) -> ParameterOffset | None:
+        """``operand``, an operand of instruction ``index``, as one of the function's parameters
+        plus a constant, on every path."""
+        return parameter_offset(self.cfg.function, self._registers, operand, self._instructions[index].scope)
 
 
 def _calls_to_tensor_memory_users(context: ModuleContext, function: Function) -> list[int]:
@@ -317,16 +321,17 @@ def function_values(context: ModuleContext, function: Function) -> FunctionValue
     graph = context.result("cfg", function)
     warp_count, _ = warp_count_of(context, function)
     shape = block_shape(function, context.options)
-    names = context.result("registers", function).unscoped()  # this state is keyed by register name
+    registers = context.result("registers", function)
     extents = (shape.x, shape.y, shape.z) if function.is_kernel and shape.x is not None else None
     stores = argument_stores(function.instructions, graph, _calls_to_tensor_memory_users(context, function))
-    evaluator = WarpEvaluator(warp_count, shape.linear_tid_is_tid_x, extents)  # type: ignore[arg-type]
-    analysis = WarpValues(evaluator, slices(function, names, stores))
-    analysis.settle(function.instructions, names)
+    key = None if registers.keys_are_names else registers.key
+    evaluator = WarpEvaluator(warp_count, shape.linear_tid_is_tid_x, extents, key)  # type: ignore[arg-type]
+    analysis = WarpValues(evaluator, slices(function, registers, stores))
+    analysis.settle(function.instructions, registers)
     evaluator.find_allocation_slots(function.instructions)
-    analysis.expire_block_locals(graph, names)
+    analysis.expire_block_locals(graph, registers)
     analysis.plan_visits(graph)
-    return FunctionValues(analysis, evaluator, solve_forward(graph, analysis), names, warp_count)
+    return FunctionValues(analysis, evaluator, solve_forward(graph, analysis), registers, warp_count)
 
 
 PASSES = (

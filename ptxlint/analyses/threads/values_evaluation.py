@@ -3,7 +3,9 @@
 :class:`WarpEvaluator` is the half of the values analysis that knows nothing of control flow:
 given a state (the registers' abstract values of :mod:`ptxlint.analyses.threads.values_lattice`),
 it gives an operand's value, a predicate's truth per warp and the values an instruction writes.
-It owns the values that hold on every path (the settled registers, the slots a `tcgen05.alloc`
+Registers are keyed as the `registers` pass keys them: a name at the scope of the instruction
+that names it resolved to its declaration (see :mod:`ptxlint.analyses.registers`), so two
+inline-asm blocks that each declare `.reg .pred p;` hold two values. It owns the values that hold on every path (the settled registers, the slots a `tcgen05.alloc`
 fills); :class:`~ptxlint.analyses.threads.values.WarpValues`, the forward analysis, holds one and
 tells it which registers to settle. Rules and other analyses ask
 :class:`~ptxlint.analyses.threads.values.FunctionValues`, which asks the evaluator.
@@ -71,9 +73,19 @@ class WarpEvaluator:
     """Abstract values of operands and results for ``warp_count`` warps. It owns the registers
     whose value is the same on every path (:meth:`settle`): they are read from there rather
     than from a state. ``extents`` is the block's shape when `.reqntid` fixes it: then
-    `%tid.y`, `%tid.z` and `%ntid` are known functions of the linear thread index."""
+    `%tid.y`, `%tid.z` and `%ntid` are known functions of the linear thread index. ``key``
+    resolves a register name at a scope to its key (:meth:`Registers.key
+    <ptxlint.analyses.registers.Registers.key>`); None when every key is the name itself (a
+    function without nested register declarations), which then costs nothing to resolve."""
 
-    def __init__(self, warp_count: int, tid_x_is_linear: bool, extents: tuple[int, int, int] | None = None) -> None:
+    def __init__(
+        self,
+        warp_count: int,
+        tid_x_is_linear: bool,
+        extents: tuple[int, int, int] | None = None,
+        key: Callable[[str, int], str] | None = None,
+    ) -> None:
+        self._key = key
         self._warp_count = warp_count
         self._tid_x_is_linear = tid_x_is_linear
         self._warp_index = tuple(range(warp_count))
@@ -93,12 +105,12 @@ class WarpEvaluator:
         its operands are immediates, special registers, symbols or settled registers."""
         self._settled.update(self.evaluate(instruction, _EMPTY))
 
-    def settle_unknown(self, names: Iterable[str]) -> None:
-        """Record ``names`` as unknown (but the same) on every path."""
-        self._settled.update((name, None) for name in names)
+    def settle_unknown(self, keys: Iterable[str]) -> None:
+        """Record the registers ``keys`` as unknown (but the same) on every path."""
+        self._settled.update((key, None) for key in keys)
 
-    def settled_names(self) -> KeysView[str]:
-        """The registers settled so far (a live view)."""
+    def settled_keys(self) -> KeysView[str]:
+        """The registers settled so far, by key (a live view)."""
         return self._settled.keys()
 
     def find_allocation_slots(self, instructions: tuple[Instruction, ...]) -> None:
@@ -115,7 +127,7 @@ class WarpEvaluator:
             if base != "tcgen05" and base not in _MEMORY_WRITES:
                 continue
             target = next((operand for operand in instruction.operands if type(operand) is Address), None)
-            slot = self._address(target, _EMPTY) if target is not None else None
+            slot = self._address(target, _EMPTY, instruction.scope) if target is not None else None
             if type(slot) is not SharedAddress:
                 continue
             if operation(base, instruction.opcode.modifiers) == "alloc":
@@ -126,13 +138,16 @@ class WarpEvaluator:
 
     # -- queries
 
-    def value_of(self, operand: Operand | None, state: ValueState) -> Value:
-        """The abstract value of a source operand (an absent register is ``None``)."""
+    def value_of(self, operand: Operand | None, state: ValueState, scope: int) -> Value:
+        """The abstract value of a source operand of an instruction in scope ``scope`` (an
+        absent register is ``None``)."""
         # The hottest dispatch of the analysis: mypy does not narrow ``operand`` through ``kind``,
         # and a cast per operand would cost time, hence the ignores.
         kind = type(operand)
         if kind is Register:
             name = operand.name  # type: ignore[union-attr]
+            if self._key is not None:
+                name = self._key(name, scope)
             return self._settled[name] if name in self._settled else state.registers.get(name)
         if kind is Immediate:
             value = operand.value  # type: ignore[union-attr]
@@ -142,25 +157,29 @@ class WarpEvaluator:
         if kind is SpecialRegister:
             return self._special(operand.name)  # type: ignore[union-attr]
         if kind is Negated:
-            inner = self.value_of(operand.operand, state)  # type: ignore[union-attr]
+            inner = self.value_of(operand.operand, state, scope)  # type: ignore[union-attr]
             return self._map(lambda a: (not a) if type(a) is bool else None, (inner,))
         if kind is Address:
-            return self._address(operand, state)  # type: ignore[arg-type]
+            return self._address(operand, state, scope)  # type: ignore[arg-type]
         return None
 
-    def truth(self, predicate: Operand, state: ValueState) -> tuple[bool | None, ...] | None:
-        """Per warp: True, False or None (unknown) for a predicate operand, or None when nothing
-        is known for any warp."""
-        value = self.value_of(predicate, state)
+    def truth(self, predicate: Operand, state: ValueState, scope: int) -> tuple[bool | None, ...] | None:
+        """Per warp: True, False or None (unknown) for a predicate operand of an instruction in
+        scope ``scope``, or None when nothing is known for any warp."""
+        value = self.value_of(predicate, state, scope)
         if value is None or value is VARYING or type(value) is ThreadFunction:
             return None
         entries = per_warp(value, self._warp_index)
         return tuple(entry if type(entry) is bool else None for entry in entries)
 
     def evaluate(self, instruction: Instruction, state: ValueState) -> list[tuple[str, Value]]:
-        """(destination register, value) pairs the instruction writes."""
+        """(destination register's key, value) pairs the instruction writes."""
+        key = self._key
+        scope = instruction.scope
         destinations = [
-            operand.name for operand in _flatten(instruction.destinations) if type(operand) is Register
+            operand.name if key is None else key(operand.name, scope)
+            for operand in _flatten(instruction.destinations)
+            if type(operand) is Register
         ]
         opcode = instruction.opcode
         first = opcode.modifiers[0] if opcode.modifiers else ""
@@ -172,7 +191,7 @@ class WarpEvaluator:
             ]
         if opcode.base == "shfl":
             return self._shuffle(instruction, state, destinations)
-        sources = [self.value_of(operand, state) for operand in instruction.sources]
+        sources = [self.value_of(operand, state, scope) for operand in instruction.sources]
         if opcode.base == "setp" and len(destinations) >= 1:
             return self._set_predicate(instruction, sources, destinations)
         value = self._operate(instruction, sources)
@@ -182,10 +201,10 @@ class WarpEvaluator:
 
     # -- internals
 
-    def _address(self, address: Address, state: ValueState) -> Value:
+    def _address(self, address: Address, state: ValueState, scope: int) -> Value:
         if address.base is None:
             return None
-        base = self.value_of(address.base, state)
+        base = self.value_of(address.base, state, scope)
         if address.offset == 0:
             return base
         return self._map(lambda a: add_values(a, address.offset, 64), (base,))
@@ -216,7 +235,7 @@ class WarpEvaluator:
         """`ld.shared` of the slot `tcgen05.alloc` wrote (on this path, or anywhere when the
         slot holds nothing else) gives the allocation's TMEM address."""
         sources = instruction.sources
-        address = self._address(sources[0], state) if sources and type(sources[0]) is Address else VARYING
+        address = self._address(sources[0], state, instruction.scope) if sources and type(sources[0]) is Address else VARYING
         if type(address) is SharedAddress and (address.key in state.slots or address.key in self._allocation_slots):
             return TensorAddress(address.key, 0, 0)
         return VARYING if _tracked(address) else None
@@ -227,7 +246,7 @@ class WarpEvaluator:
         results: list[tuple[str, Value]] = [(name, VARYING) for name in destinations]
         if "idx" not in instruction.opcode.modifiers or not destinations or not instruction.sources:
             return results
-        value = self.value_of(instruction.sources[0], state)
+        value = self.value_of(instruction.sources[0], state, instruction.scope)
         if value is not VARYING and type(value) is not ThreadFunction:
             results[0] = (destinations[0], value)
         return results

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ptxlint.analyses.registers import DefUse
+from ptxlint.analyses.registers import Registers
 from ptxlint.analyses.threads.values_lattice import TensorAddress, add_values
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.ir import Address, ArgumentList, Function, Immediate, Instruction, Operand, Register, Symbol
@@ -71,11 +71,12 @@ def stored_value(instruction: Instruction) -> Operand | None:
     return instruction.operands[1] if len(instruction.operands) == 2 else None
 
 
-def parameter_offset(function: Function, names: DefUse, operand: Operand) -> ParameterOffset | None:
-    """``operand`` (a register, or an address `[%r+offset]`) as one of ``function``'s 32-bit
-    parameters plus a constant, when every register on the way has a single unguarded
-    definition (so the same holds on every path): `ld.param` of the parameter, `mov` of a
-    register, `add` of an immediate. None otherwise, or when the function writes the parameter."""
+def parameter_offset(function: Function, registers: Registers, operand: Operand, scope: int) -> ParameterOffset | None:
+    """``operand`` (a register, or an address `[%r+offset]`, of an instruction in scope
+    ``scope``) as one of ``function``'s 32-bit parameters plus a constant, when every register
+    on the way has a single unguarded definition (so the same holds on every path): `ld.param`
+    of the parameter, `mov` of a register, `add` of an immediate. None otherwise, or when the
+    function writes the parameter."""
     offset = 0
     if type(operand) is Address:
         offset = operand.offset
@@ -84,10 +85,11 @@ def parameter_offset(function: Function, names: DefUse, operand: Operand) -> Par
     for _ in range(_MAX_DEFINITIONS):
         if type(operand) is not Register:
             return None
-        writers = names.writers.get(operand.name, ())
+        writers = registers.writers.get(registers.key(operand.name, scope), ())
         if len(writers) != 1:
             return None
         definition = instructions[writers[0]]
+        scope = definition.scope  # where the registers it reads are named
         base = definition.opcode.base
         if definition.guard is not None or len(definition.operands) < 2:
             return None

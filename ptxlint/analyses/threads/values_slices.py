@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ptxlint.analyses.registers import DefUse
+from ptxlint.analyses.registers import Registers
 from ptxlint.ir import Address, Function, Instruction, Operand, Register, SpecialRegister, registers_in
 from ptxlint.isa.hand_offs import HAND_OFF_BASES
 from ptxlint.records import record
@@ -19,7 +19,7 @@ _GUARDS_THAT_MATTER = frozenset({"bra", "brx", "call"}) | HAND_OFF_BASES
 
 @record
 class Slices:
-    """Backward slices over register names, flow-insensitive: the instructions whose results
+    """Backward slices over registers (by scoped key), flow-insensitive: the instructions whose results
     can reach a TMEM address or an MMA's descriptor (``addresses``), and those that can reach a
     guard or branch condition the rules use (``conditions``). Everything else (epilogue
     arithmetic, stores of results) is skipped by the transfer function; a debug build is mostly
@@ -33,27 +33,27 @@ class Slices:
         return self.addresses | self.conditions
 
 
-def slices(function: Function, names: DefUse, argument_stores: Iterable[int] = ()) -> Slices:
+def slices(function: Function, registers: Registers, argument_stores: Iterable[int] = ()) -> Slices:
     """``argument_stores``: the `st.param` instructions that pass a TMEM address to a callee
     (see :mod:`~ptxlint.analyses.threads.values_parameters`), whose value counts as an address."""
     instructions = function.instructions
-    addresses: list[str] = [name for index in argument_stores for name in names.reads(index)]
+    addresses: list[str] = [key for index in argument_stores for key in registers.reads(index)]
     conditions: list[str] = []
     tcgen05: set[int] = set()
     for index, instruction in enumerate(instructions):
         if instruction.opcode.base == "tcgen05":
-            addresses.extend(_operand_names(instruction))
+            addresses.extend(registers.key(name, instruction.scope) for name in _operand_names(instruction))
             tcgen05.add(index)
         guard = instruction.guard
         if guard is not None and type(guard.predicate) is Register and instruction.opcode.base in _GUARDS_THAT_MATTER:
-            conditions.append(guard.predicate.name)
+            conditions.append(registers.key(guard.predicate.name, instruction.scope))
     return Slices(
-        frozenset(names.backward_slice(addresses)[1] | tcgen05),
-        frozenset(_depends_on_thread_index(instructions, names, names.backward_slice(conditions)[1])),
+        frozenset(registers.backward_slice(addresses)[1] | tcgen05),
+        frozenset(_depends_on_thread_index(instructions, registers, registers.backward_slice(conditions)[1])),
     )
 
 
-def _depends_on_thread_index(instructions: tuple[Instruction, ...], names: DefUse, within: set[int]) -> set[int]:
+def _depends_on_thread_index(instructions: tuple[Instruction, ...], registers: Registers, within: set[int]) -> set[int]:
     """The instructions of ``within`` whose operands derive from `%tid` (forward,
     flow-insensitive), and every other writer of the registers they write. A condition computed
     from anything else holds alike in every warp, so evaluating it per warp tells nothing about
@@ -63,8 +63,8 @@ def _depends_on_thread_index(instructions: tuple[Instruction, ...], names: DefUs
     (`shr.s32 %r9, %r8, 2` then `mov.b32 %r9, 1`), and the constant replaces the per-warp
     table. ``within`` is a backward slice: it holds every writer of what its instructions read,
     so the search need not leave it."""
-    readers = names.readers
-    writers = names.writers
+    readers = registers.readers
+    writers = registers.writers
     found: set[int] = set()
     for index in within:
         for operand in instructions[index].sources:
@@ -74,7 +74,7 @@ def _depends_on_thread_index(instructions: tuple[Instruction, ...], names: DefUs
     pending = list(found)
     followed: set[str] = set()  # each register's readers and writers are looked at once
     while pending:
-        for name in names.writes(pending.pop()):
+        for name in registers.writes(pending.pop()):
             if name in followed:
                 continue
             followed.add(name)
