@@ -222,6 +222,32 @@ class ControlFlowGraph:
             pending.extend(self.successors(node))
         return frozenset(region)
 
+    def regions_holding(self, branch_blocks: Sequence[int]) -> dict[int, int]:
+        """Per block reachable from the entry, the branches of ``branch_blocks`` (bit ``i`` for
+        the ``i``-th) whose :meth:`influence_region` holds it: every region at once, as a
+        may-analysis over bit sets run to its fixed point in reverse post-order (a loop carries a
+        branch round to its header; a branch's bit ends where its paths meet again)."""
+        bits = {block: 1 << number for number, block in enumerate(branch_blocks)}
+        meeting = self.immediate_post_dominators
+        ending: dict[int, int] = {}
+        for block, bit in bits.items():
+            stop = meeting.get(block)
+            if stop is not None:
+                ending[stop] = ending.get(stop, 0) | bit
+        holding: dict[int, int] = {}
+        changed = True
+        while changed:
+            changed = False
+            for block in self.reverse_post_order:
+                inside = 0
+                for predecessor in self.predecessors(block):
+                    inside |= holding.get(predecessor, 0) | bits.get(predecessor, 0)
+                inside &= ~ending.get(block, 0)
+                if holding.get(block) != inside:
+                    holding[block] = inside
+                    changed = True
+        return holding
+
 
 def build(function: ir.Function) -> ControlFlowGraph:
     """Split a function body into blocks and connect them."""

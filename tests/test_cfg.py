@@ -72,6 +72,38 @@ def test_loop_back_edge_and_influence() -> None:
     assert graph.influence_region(1) == frozenset({1})
 
 
+def _random_body(rng: random.Random, size: int) -> str:
+    """A body of ``size`` labelled blocks, each ending in a conditional or plain branch to a
+    random block, a fall-through or a `ret`: loops, joins and early returns at random."""
+    lines = []
+    for block in range(size):
+        lines.append(f"L{block}:\n\tadd.u32 %r1, %r1, {block};")
+        choice = rng.random()
+        if choice < 0.5:
+            lines.append(f"\t@%p1 bra L{rng.randrange(size)};")
+        elif choice < 0.7:
+            lines.append(f"\tbra.uni L{rng.randrange(size)};")
+        elif choice < 0.8:
+            lines.append("\tret;")
+    lines.append("\tret;")
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_regions_holding_agrees_with_each_influence_region(seed: int) -> None:
+    """`regions_holding` (every region at once, over bit sets) against `influence_region` (a
+    search per branch) on random graphs."""
+    rng = random.Random(seed)
+    graph = cfg.build(function_of(_random_body(rng, rng.randrange(2, 14))))
+    reachable = graph.reverse_post_order
+    branches = [block for block in reachable if len(graph.successors(block)) > 1]
+    holding = graph.regions_holding(branches)
+    for position, branch in enumerate(branches):
+        region = graph.influence_region(branch)
+        for block in reachable:
+            assert bool(holding[block] >> position & 1) == (block in region), (branch, block)
+
+
 def test_endless_loop_has_no_post_dominator() -> None:
     graph = cfg.build(function_of("SPIN:\n\tbra.uni SPIN;"))
     assert 0 not in graph.immediate_post_dominators

@@ -96,7 +96,9 @@ def slow_to_analyse(registers: int) -> bytes:
     """A loop whose every block rewrites another register, each initialised before it, the loop
     condition depending on all of them: every state of the uniformity analysis holds all the
     registers (quick to lower, quadratic to analyse: 300 take ~58,000 steps and 3 s, 1,000 take
-    ~194,000 steps and ~20 s)."""
+    ~194,000 steps and ~20 s). A barrier after the loop takes its id from the last of them, so
+    every branch of the loop matters to the analysis (one whose paths hold nothing a collective
+    depends on is left out)."""
     lines = [bench.HEADER, ".visible .entry k()\n{\n\t.reg .pred %p<4>;\n", f"\t.reg .b32 %r<{registers + 8}>;\n",
              "\tmov.u32 %r1, %tid.x;\n"]
     lines.extend(f"\tmov.u32 %r{3 + index}, {index};\n" for index in range(registers))
@@ -104,7 +106,7 @@ def slow_to_analyse(registers: int) -> bytes:
     for index in range(registers):
         register = 3 + index
         lines.append(f"\tadd.s32 %r{register}, %r{register}, %r{register - 1 if index else 1};\n\t@%p1 bra HEAD;\nN{index}:\n")
-    lines.append("\tbar.sync 0;\n\tret;\n}\n")
+    lines.append(f"\tbar.sync %r{registers + 2};\n\tbar.sync 0;\n\tret;\n}}\n")
     return "".join(lines).encode()
 
 

@@ -44,9 +44,10 @@ state, which keeps the state small; the solver revisits the blocks that read a s
 entry whose value grew after they read it (loops), and only those.
 
 Only functions that contain a collective, or call one that does, are analysed (cheap check
-first), and in them only the instructions a collective, a branch, an exit or a call depends on,
-through the registers they read (``static.py``, a sparse analysis like LLVM's
-on def-use chains); a context that records every fact (``ptxlint dump uniformity``) analyses
+first), and in them only the instructions a collective, an exit, a call or a branch that
+matters depends on, through the registers they read (``static.py``, a sparse analysis like
+LLVM's on def-use chains; a branch matters when its influence region holds such an instruction
+or it sends threads to an exit); a context that records every fact (``ptxlint dump uniformity``) analyses
 everything.
 
 The package, one question per module:

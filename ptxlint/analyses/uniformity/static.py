@@ -5,7 +5,7 @@ their correlations and the liveness of the registers the state holds."""
 
 from __future__ import annotations
 
-from typing import Collection, Sequence, Union
+from typing import Callable, Collection, Sequence, Union
 
 from ptxlint import cfg as cfg_module
 from ptxlint import ir
@@ -90,8 +90,8 @@ def prepare_static(
         valued: Collection[int] = visited
     else:
         solved_blocks = solved = graph.reaching(recorded_blocks)
-        relevant, valued = _relevant_instructions(
-            function, kinds, collectives, private_local, registers,
+        relevant, valued, branches = _relevant_instructions(
+            function, graph, kinds, collectives, private_local, registers, branches,
             seeds=[index for block in sorted(solved) for index in graph.blocks[block].instruction_indices],
         )
         visited = sorted(relevant)
@@ -163,64 +163,126 @@ def _records_facts(function: ir.Function, block: cfg_module.Block, collectives: 
 
 
 def _relevant_instructions(
-    function: ir.Function, kinds: list[int], collectives: dict[int, Collective], private_local: bool,
-    registers: Registers, seeds: Sequence[int],
-) -> tuple[set[int], set[int]]:
+    function: ir.Function, graph: cfg_module.ControlFlowGraph, kinds: list[int], collectives: dict[int, Collective],
+    private_local: bool, registers: Registers, branches: dict[int, BranchInfo], seeds: Sequence[int],
+) -> tuple[set[int], set[int], dict[int, BranchInfo]]:
     """The instructions whose transfer can change a fact the rules read, as LLVM's analysis
-    follows def-use chains instead of visiting everything, and among them those whose result is
-    read (``valued``). Collectives are relevant for their guard and the operands that must be
-    uniform; branches, exits, calls and `.param` stores always; every instruction writing a
-    register a relevant instruction reads is valued, transitively. Most of a kernel (the math of
-    its tiles, the accumulators of its matrix instructions) feeds none of them. Only the
-    instructions of ``seeds`` start a chain (those in the blocks the solver visits)."""
+    follows def-use chains instead of visiting everything, among them those whose result is
+    read (``valued``), and the branches that matter. Collectives are relevant for their guard
+    and the operands that must be uniform; exits, calls and `.param` stores always; every
+    instruction writing a register a relevant instruction reads is valued, transitively. A
+    branch matters when its influence region (the blocks its paths pass before they meet
+    again) holds a relevant instruction, or when it sends threads to an exit or a trap: only
+    then can whether it splits the threads change a fact. The others are left out with the
+    slices of their conditions, which were most of what the solver visited (a loop test whose
+    loop holds no collective, the bounds checks around a kernel's math). Most of a kernel
+    feeds none of them. Only the instructions of ``seeds`` start a chain (those in the blocks
+    the solver visits)."""
     instructions = function.instructions
-    writers = registers.writers
-    key = registers.key
-    # What `ld.local` reads (LOCAL_KEY): every `st.local`.
-    local_writers = [index for index, kind in enumerate(kinds) if kind == STORE_LOCAL] if private_local else []
-    relevant: set[int] = set()
-    valued: set[int] = set()
-    work: list[int] = []
-    for index in seeds:
-        kind = kinds[index]
-        if kind in _ALWAYS_RELEVANT or instructions[index].opcode.base in _BRANCHES:
-            valued.add(index)
-        elif index in collectives:
-            relevant.add(index)
-        else:
-            continue
-        work.append(index)
-    relevant |= valued
-    followed: set[str] = set()
-    while work:
-        index = work.pop()
-        instruction = instructions[index]
-        guard = instruction.guard
-        names: list[str]
-        if index in valued and (guard is None or type(guard.predicate) is ir.Register):
-            names = registers.reads(index)  # its sources and guard, shared with the other passes
-        else:
-            if index in valued:
-                read = instruction.sources
-            else:
-                operands = instruction.operands
-                read = tuple(operands[position] for position in collectives[index].uniform_operands if position < len(operands))
-            scope = instruction.scope
-            names = [key(register.name, scope) for operand in read for register in ir.registers_in(operand)]
-            if guard is not None:
-                names.extend(key(register.name, scope) for register in ir.registers_in(guard.predicate))
-        if private_local and index in valued and instruction.opcode.base in ("ld", "ldu") and instruction.opcode.has("local"):
-            names = [*names, LOCAL_KEY]
-        for name in names:
-            if name in followed:
+    chains = _DefUseChains(function, kinds, collectives, private_local, registers)
+    seeded = set(seeds)
+    chains.follow(
+        [index for index in seeds if kinds[index] in _ALWAYS_RELEVANT or index in collectives], valued=lambda index: kinds[index] in _ALWAYS_RELEVANT
+    )
+    # Branches that matter whatever their region holds: their exit marks reach every later fact.
+    kept = {block: info for block, info in branches.items() if info.exits_elsewhere or info.traps}
+    enclosing = graph.regions_holding(list(branches))
+    position = {block: number for number, block in enumerate(branches)}
+    blocks = list(branches)
+    kept_mask = 0
+    for block in kept:
+        kept_mask |= 1 << position[block]
+    marked_until = 0  # chains.order[:marked_until] have had their blocks' enclosing branches kept
+    added = list(kept)
+    while True:
+        chains.follow([branches[block].index for block in added if branches[block].index in seeded], valued=lambda index: True)
+        order = chains.order
+        wanted = 0
+        block_of = graph.block_of
+        for index in order[marked_until:]:
+            wanted |= enclosing.get(block_of(index), 0)
+        marked_until = len(order)
+        wanted &= ~kept_mask
+        if not wanted:
+            break
+        kept_mask |= wanted
+        added = []
+        while wanted:
+            lowest = wanted & -wanted
+            added.append(blocks[lowest.bit_length() - 1])
+            wanted ^= lowest
+        kept.update((block, branches[block]) for block in added)
+    return chains.relevant, chains.valued, {block: info for block, info in branches.items() if block in kept}
+
+
+class _DefUseChains:
+    """The relevant and valued instructions of :func:`_relevant_instructions`, grown by
+    following def-use chains back from the instructions added (in the order they are found)."""
+
+    def __init__(
+        self, function: ir.Function, kinds: list[int], collectives: dict[int, Collective], private_local: bool,
+        registers: Registers,
+    ) -> None:
+        self._instructions = function.instructions
+        self._collectives = collectives
+        self._registers = registers
+        self._private_local = private_local
+        # What `ld.local` reads (LOCAL_KEY): every `st.local`.
+        self._local_writers = [index for index, kind in enumerate(kinds) if kind == STORE_LOCAL] if private_local else []
+        self.relevant: set[int] = set()
+        self.valued: set[int] = set()
+        self.order: list[int] = []  # every relevant instruction, in the order found
+        self._followed: set[str] = set()
+
+    def follow(self, starts: Sequence[int], valued: Callable[[int], bool]) -> None:
+        """Add ``starts`` (valued where ``valued`` says: their results are read; otherwise
+        collectives, relevant for their guard and uniform operands) and what they read."""
+        work: list[int] = []
+        for index in starts:
+            if index in self.relevant and (index in self.valued or not valued(index)):
                 continue
-            followed.add(name)
-            for writer in local_writers if name == LOCAL_KEY else writers.get(name, ()):
-                if writer not in valued:
-                    valued.add(writer)
-                    relevant.add(writer)
-                    work.append(writer)
-    return relevant, valued
+            if valued(index):
+                self.valued.add(index)
+            if index not in self.relevant:
+                self.relevant.add(index)
+                self.order.append(index)
+            work.append(index)
+        instructions = self._instructions
+        registers = self._registers
+        writers = registers.writers
+        key = registers.key
+        followed = self._followed
+        relevant, valued_set, order = self.relevant, self.valued, self.order
+        while work:
+            index = work.pop()
+            instruction = instructions[index]
+            guard = instruction.guard
+            names: list[str]
+            if index in valued_set and (guard is None or type(guard.predicate) is ir.Register):
+                names = registers.reads(index)  # its sources and guard, shared with the other passes
+            else:
+                if index in valued_set:
+                    read = instruction.sources
+                else:
+                    operands = instruction.operands
+                    read = tuple(operands[position] for position in self._collectives[index].uniform_operands if position < len(operands))
+                scope = instruction.scope
+                names = [key(register.name, scope) for operand in read for register in ir.registers_in(operand)]
+                if guard is not None:
+                    names.extend(key(register.name, scope) for register in ir.registers_in(guard.predicate))
+            if self._private_local and index in valued_set and instruction.opcode.base in ("ld", "ldu") and instruction.opcode.has("local"):
+                names = [*names, LOCAL_KEY]
+            for name in names:
+                if name in followed:
+                    continue
+                followed.add(name)
+                for writer in self._local_writers if name == LOCAL_KEY else writers.get(name, ()):
+                    if writer not in valued_set:
+                        valued_set.add(writer)
+                        if writer not in relevant:
+                            relevant.add(writer)
+                            order.append(writer)
+                        work.append(writer)
 
 
 # How an instruction's result is computed (see DataTransfer.value).
@@ -230,7 +292,6 @@ LOCAL_KEY = "local:"  # the side-table entry for what a function stores to its `
 _KINDS: dict[str, int] = {}
 # Instructions that change the state whatever registers they write (see _relevant_instructions).
 _ALWAYS_RELEVANT = frozenset({EXIT, CALL, STORE_PARAMETER})
-_BRANCHES = frozenset({"bra", "brx"})
 # Instructions whose replay records something besides collectives: call sites' arguments, the
 # values a function returns.
 _RECORDED_KINDS = frozenset({CALL, STORE_PARAMETER})
