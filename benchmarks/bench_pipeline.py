@@ -10,6 +10,8 @@ reports the median CPU time of several runs (--runs):
   * `lint`    the whole default rule set end to end (target: ≥ 80,000 lines/s, ≥ 4× ptxas -O0);
   * `cli`     the whole `ptxlint --no-cache FILE` program, start-up and output included: what a
               user waits for (issue 23's measure beside the bare parse and ptxas);
+  * `passes`  the slowest single pass or rule of the lint (`--timings`' exclusive times, parse +
+              lower left out), named in the table: none may cost more than the bare parse;
   * `ptxas`   `ptxas -O0` on the same file, for scale (real files only; CPU time, as for the
               stages; a `.version` newer than this ptxas knows is clamped to the newest it does);
 plus peak memory per input line of the `lower` stage, ptxlint's parse + lower (target ≤ 1.2 KB;
@@ -48,7 +50,7 @@ stage, path = sys.argv[1], sys.argv[2]
 from ptxlint import syntax
 from ptxlint.source import SourceFile
 from ptxlint.lower import lower
-from ptxlint.lint import LintSettings, lint_source
+from ptxlint.lint import LintSettings, analyse, lint_source
 data = open(path, "rb").read()
 source = SourceFile.from_bytes(path, data)
 syntax.parse(b".version 9.0\n")  # load the grammar before the clock starts
@@ -63,7 +65,7 @@ warm_up = SourceFile.from_bytes("warm_up.ptx", (
 ))
 if stage == "lower":
     lower(warm_up)
-elif stage == "lint":
+elif stage in ("lint", "passes"):
     lint_source(warm_up, LintSettings())
 baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 started = time.process_time()
@@ -73,11 +75,18 @@ elif stage == "native":
     tree = syntax.native.parse(data)
 elif stage == "lower":
     module = lower(source)
+elif stage == "passes":
+    stages = dict(analyse(source, LintSettings(timings=True)).timings)
+    stages.pop("parse + lower", None)
+    slowest = max(stages.items(), key=lambda item: item[1], default=("-", 0.0))
 else:
     diagnostics = lint_source(source, LintSettings())
 seconds = time.process_time() - started
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"seconds": seconds, "peak_kib": peak - baseline}))
+if stage == "passes":
+    print(json.dumps({"seconds": slowest[1], "peak_kib": peak - baseline, "name": slowest[0]}))
+else:
+    print(json.dumps({"seconds": seconds, "peak_kib": peak - baseline}))
 """
 
 
@@ -100,9 +109,12 @@ def run_stage(stage: str, path: Path, runs: int) -> dict[str, float]:
         with tempfile.TemporaryDirectory() as scratch:  # no configuration file or cache of ours applies
             output = subprocess.run(child, capture_output=True, text=True, check=True, cwd=scratch).stdout
         results.append(json.loads(output.strip().splitlines()[-1]))
+    results.sort(key=lambda result: result["seconds"])
+    middle = results[(len(results) - 1) // 2]  # the median run (the lower one of an even count)
     return {
         "seconds": statistics.median(result["seconds"] for result in results),
         "peak_kib": max(result["peak_kib"] for result in results),
+        "name": middle.get("name", ""),
     }
 
 
@@ -216,12 +228,14 @@ def main() -> None:
     header = f"{'file':44s} {'lines':>9s}" + "".join(f" {stage + ' s':>9s} {'klines/s':>9s}" for stage in stages)
     header += f" {'lower/parse':>11s} {'B/line':>7s} {'lint B/l':>8s} {'ptxas s':>8s} {'ptxas/lint':>10s}"
     header += f" {'cli/parse':>9s} {'ptxas/cli':>9s}" if "cli" in stages and "parse" in stages else ""
+    header += f" {'pass/parse':>10s} slowest pass" if "passes" in stages and "parse" in stages else ""
     print(header)
     times: dict[Path, dict[str, float]] = {}
     for path in inputs:
         lines = count_lines(path)
         row = f"{path.name[-44:]:44s} {lines:9d}"
         measured: dict[str, float] = {}
+        slowest = ""
         peak = lint_peak = float("nan")
         for stage in stages:
             result = run_stage(stage, path, arguments.runs)
@@ -230,6 +244,8 @@ def main() -> None:
                 peak = result["peak_kib"]
             elif stage == "lint":
                 lint_peak = result["peak_kib"]
+            elif stage == "passes":
+                slowest = result["name"]
             row += f" {result['seconds']:9.2f} {lines / result['seconds'] / 1000:9.1f}"
         times[path] = measured
         ratio = measured["lower"] / measured["parse"] if "lower" in measured and "parse" in measured else float("nan")
@@ -239,6 +255,8 @@ def main() -> None:
         row += f" {ratio:11.2f} {peak * 1024 / lines:7.0f} {lint_peak * 1024 / lines:8.0f} {ptxas if ptxas is not None else float('nan'):8.2f} {versus:10.2f}"
         if "cli" in measured and "parse" in measured:
             row += f" {measured['cli'] / measured['parse']:9.2f} {(ptxas or float('nan')) / measured['cli']:9.2f}"
+        if "passes" in measured and "parse" in measured:
+            row += f" {measured['passes'] / measured['parse']:10.2f} {slowest}"
         print(row, flush=True)
     for stage in stages:
         scaling = times[full][stage] / times[half][stage]
