@@ -67,6 +67,9 @@ if stage == "lower":
     lower(warm_up)
 elif stage in ("lint", "passes"):
     lint_source(warm_up, LintSettings())
+    from ptxlint import passes  # the passes the tiny kernel did not need: their modules too
+    for name in passes.PASS_NAMES:
+        passes.load(name)
 baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 started = time.process_time()
 if stage == "parse":
