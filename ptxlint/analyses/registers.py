@@ -177,46 +177,34 @@ class Registers:
         return followed, found
 
     def _scoped_indexes(self, instructions: tuple[Instruction, ...]) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
-        """:func:`_name_indexes` for a function with nested declarations: each name some nested
-        scope declares resolved at its instruction's scope."""
-        writers: dict[str, list[int]] = {}
-        readers: dict[str, list[int]] = {}
-        declaring = self._declaring
-        declaring_scopes = self._declaring_scopes
-        key = self.key
-        for index, instruction in enumerate(instructions):
-            count = instruction.destination_count
-            found = writers
-            scope = instruction.scope
-            for position, operand in enumerate(instruction.operands):
-                if position == count:
-                    found = readers
-                kind = type(operand)
-                if kind is Register:
-                    name = operand.name  # type: ignore[union-attr]  # narrowed by `kind`
-                    candidates = declaring.get(name)
-                    if candidates is None:
-                        candidates = declaring_scopes(name)
-                    if candidates:
-                        name = key(name, scope)
-                    known = found.get(name)
-                    if known is None:
-                        found[name] = [index]
-                    else:
-                        known.append(index)
-                elif kind not in _WITHOUT_REGISTERS:
-                    for register in registers_in(operand):
-                        name = register.name
-                        if declaring.get(name, True):  # unknown, or declared by a nested scope
-                            name = key(name, scope)
-                        found.setdefault(name, []).append(index)
-            guard = instruction.guard
-            if guard is not None and type(guard.predicate) is Register:
-                name = guard.predicate.name
-                if declaring.get(name, True):
-                    name = key(name, scope)
-                readers.setdefault(name, []).append(index)
+        """:func:`_name_indexes` for a function with nested declarations: the index by name,
+        then the entries of the names some nested scope declares split by the key each
+        instruction's scope resolves them to. Those names are few (an inline asm's `p`, its
+        `%q<3>`), the function's own many: resolving every operand cost more than the rest of
+        the index."""
+        writers, readers = _name_indexes(instructions)
+        for table in (writers, readers):
+            for name in self._possibly_nested(table):
+                if not self._declaring_scopes(name):
+                    continue
+                key = self.key
+                split: dict[str, list[int]] = {}
+                for index in table.pop(name):
+                    split.setdefault(key(name, instructions[index].scope), []).append(index)
+                table.update(split)
         return writers, readers
+
+    def _possibly_nested(self, table: dict[str, list[int]]) -> list[str]:
+        """The names of ``table`` some nested scope may declare: the declared names, and the
+        numbered names of declared ranges (spelled out when that is shorter than the table)."""
+        found = [name for name in self._nested_names if name in table]
+        ranges = self._nested_ranges
+        if sum(count for declared in ranges.values() for _, count in declared) <= len(table):
+            spelled = {f"{stem}{number}" for stem, declared in ranges.items() for _, count in declared for number in range(count)}
+            found.extend(name for name in spelled if name in table and name not in self._nested_names)
+        elif ranges:
+            found.extend(name for name in table if name not in self._nested_names and name.rstrip("0123456789") in ranges)
+        return sorted(found)
 
 
 def _name_indexes(instructions: tuple[Instruction, ...]) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
