@@ -208,22 +208,24 @@ def _analyse(source: SourceFile, settings: LintSettings, on_stage: Callable[[str
         found.extend(verdict)
     # Origins first: a comment on a CUDA/Python line suppresses through the finding's `.loc`.
     project = project_folders(source.path)
-    found = attach_origins(module, found, project)
-    comments = suppressions.parse(source)
-    outcome = suppressions.apply(found, comments)
-    source_comments = source_suppressions.read(module, source.path)
-    in_source = source_suppressions.apply(outcome.kept, source_comments)
-    diagnostics = in_source.kept
-    report_unused = unused_suppression.RULE.code in settings.codes
-    if report_unused and unfinished:
-        unfinished.append(unused_suppression.RULE.code)  # unknowable: a skipped rule may have used them
-        skipped.append(unused_suppression.RULE.code)
-    elif report_unused:
-        unused = unused_suppression.report(comments, outcome.used, settings.codes)
-        diagnostics.extend(attach_origins(module, suppressions.apply(unused, _file_wide(comments)).kept, project))
-    source_uses = source_suppressions.uses(
-        module, source_comments, in_source.used, settings.codes, report_unused, bool(unfinished), _file_wide(comments)
-    )
+    with measured(timings, "source map"):
+        found = attach_origins(module, found, project)
+    with measured(timings, "suppressions"):
+        comments = suppressions.parse(source)
+        outcome = suppressions.apply(found, comments)
+        source_comments = source_suppressions.read(module, source.path)
+        in_source = source_suppressions.apply(outcome.kept, source_comments)
+        diagnostics = in_source.kept
+        report_unused = unused_suppression.RULE.code in settings.codes
+        if report_unused and unfinished:
+            unfinished.append(unused_suppression.RULE.code)  # unknowable: a skipped rule may have used them
+            skipped.append(unused_suppression.RULE.code)
+        elif report_unused:
+            unused = unused_suppression.report(comments, outcome.used, settings.codes)
+            diagnostics.extend(attach_origins(module, suppressions.apply(unused, _file_wide(comments)).kept, project))
+        source_uses = source_suppressions.uses(
+            module, source_comments, in_source.used, settings.codes, report_unused, bool(unfinished), _file_wide(comments)
+        )
     diagnostics = _override_severity(diagnostics, settings.severity)
     if settings.severity:
         source_uses = [

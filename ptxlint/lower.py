@@ -984,7 +984,8 @@ _INLINING_SITE = re.compile(
     rb"[^\n]*?inlined_at[ \t]+(\d+)[ \t]+(\d+)[ \t]+(\d+)",
     re.MULTILINE,
 )
-_INFO_STRING = re.compile(rb"^[ \t]*(\$L__info_string\d+):[ \t]*\r?\n((?:[ \t]*\.b8[ \t]+[\d, \t]+\r?\n?)+)", re.MULTILINE)
+_INFO_LABEL = re.compile(rb"^[ \t]*(\$L__info_string\d+):[ \t]*\r?\n", re.MULTILINE)
+_INFO_BYTES = re.compile(rb"(?:[ \t]*\.b8[ \t]+[\d, \t]+\r?\n?)+")
 
 
 @record(slots=True)
@@ -1014,17 +1015,35 @@ def inlining_sites(source: SourceFile, start: int, end: int) -> list[InliningSit
     return found
 
 
-def debug_strings(source: SourceFile) -> dict[str, str]:
+class DebugStrings:
     """The `$L__info_stringN` strings of a `.debug_str` section (what `function_name` names: the
-    mangled name of an inlined function), written by nvcc as `.b8` byte lists ending in 0."""
-    if b"$L__info_string" not in source.data:
-        return {}
-    strings = {}
-    for match in _INFO_STRING.finditer(source.data):
+    mangled name of an inlined function), written by nvcc as `.b8` byte lists ending in 0. Where
+    each is defined is found in one scan; a string is decoded when first asked for (a source map
+    names a few of a module's thousands)."""
+
+    def __init__(self, source: SourceFile) -> None:
+        self._data = data = source.data
+        self._starts: dict[str, int] = {}  # label → where its `.b8` lines start
+        self._decoded: dict[str, str] = {}
+        if b"$L__info_string" in data:
+            section = data.find(b".debug_str")  # the strings are defined there, not where code names them
+            for match in _INFO_LABEL.finditer(data, max(section, 0)):
+                self._starts.setdefault(match.group(1).decode("ascii"), match.end())
+
+    def get(self, label: str, default: str = "") -> str:
+        """The string defined at ``label``, or ``default`` when the module defines none there."""
+        known = self._decoded.get(label)
+        if known is not None:
+            return known
+        start = self._starts.get(label)
+        if start is None:
+            return default
+        lines = _INFO_BYTES.match(self._data, start)
         values = bytearray()
-        for number in re.findall(rb"(?<![\w.])\d+", match.group(2)):
-            if int(number) == 0 or int(number) > 255:
+        for number in re.findall(rb"(?<![\w.])\d+", lines.group(0) if lines else b""):
+            value = int(number)
+            if value == 0 or value > 255:
                 break
-            values.append(int(number))
-        strings[match.group(1).decode("ascii")] = values.decode("utf-8", errors="replace")
-    return strings
+            values.append(value)
+        known = self._decoded[label] = values.decode("utf-8", errors="replace")
+        return known

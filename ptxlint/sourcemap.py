@@ -24,7 +24,7 @@ from typing import Iterable, Sequence
 from ptxlint import source_terms
 from ptxlint.diagnostics import Diagnostic, Label, SourceFrame, shown_frame
 from ptxlint.ir import Function, Instruction, Module, SourceLocation
-from ptxlint.lower import InliningSite, debug_strings, inlining_sites
+from ptxlint.lower import DebugStrings, InliningSite, inlining_sites
 from ptxlint.source import Span
 
 # Folders that hold a library's headers rather than the project's own code.
@@ -75,8 +75,10 @@ class LocationIndex:
 
     def __init__(self, module: Module, project: Sequence[str] = ()) -> None:
         self._source = module.source
-        self._sites: dict[int, tuple[list[int], list[InliningSite]]] = {}  # per function: `.loc … inlined_at`
-        self._strings: dict[str, str] | None = None  # `$L__info_stringN` → an inlined function's name
+        # Per function, its `.loc … inlined_at` directives by the position they name (file, line,
+        # column): their offsets, ascending, and the sites.
+        self._sites: dict[int, dict[tuple[int, int, int], tuple[list[int], list[InliningSite]]]] = {}
+        self._strings: DebugStrings | None = None  # `$L__info_stringN` → an inlined function's name
         self._definitions: dict[int, dict[str, list[int]]] = {}  # per function: where each register is written
         self._files = module.files
         self._library = {number: is_library_file(path, project) for number, path in module.files.items()}
@@ -121,7 +123,7 @@ class LocationIndex:
         if site.function_label is None:
             return ""
         if self._strings is None:
-            self._strings = debug_strings(self._source)
+            self._strings = DebugStrings(self._source)
         return self._strings.get(site.function_label, "")
 
     def _site_before(self, position: SourceLocation, offset: int) -> InliningSite | None:
@@ -132,14 +134,17 @@ class LocationIndex:
             return None
         known = self._sites.get(id(function))
         if known is None:
-            found = inlining_sites(self._source, function.span.start, function.span.end)
-            known = self._sites[id(function)] = ([site.offset for site in found], found)
-        offsets, sites = known
-        for number in range(bisect.bisect_left(offsets, offset) - 1, -1, -1):
-            site = sites[number]
-            if (site.location.file, site.location.line, site.location.column) == (position.file, position.line, position.column):
-                return site
-        return None
+            known = self._sites[id(function)] = {}
+            for site in inlining_sites(self._source, function.span.start, function.span.end):  # in text order
+                offsets, sites = known.setdefault((site.location.file, site.location.line, site.location.column), ([], []))
+                offsets.append(site.offset)
+                sites.append(site)
+        at = known.get((position.file, position.line, position.column))
+        if at is None:
+            return None
+        offsets, sites = at
+        before = bisect.bisect_left(offsets, offset)
+        return sites[before - 1] if before else None
 
     def mapped(self, diagnostic: Diagnostic) -> Diagnostic:
         """``diagnostic`` with every location's origin and its source terms."""
