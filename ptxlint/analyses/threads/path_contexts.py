@@ -8,13 +8,12 @@ branch or guard contradicts them (the second `if (warp == 0)` after the first on
 Conditions are read and compared by :mod:`ptxlint.analyses.threads.conditions`, over registers
 by the scoped keys of :mod:`ptxlint.analyses.registers`: `setp.ne %p3, %r1, 0` and a later
 `setp.eq %p6, %r1, 0` name the same condition, and a `p` two inline-asm blocks each declare is
-two registers. A
-predicate register is also a condition of its own (for `elect.sync` predicates, which no
-comparison defines); `not.pred` and `mov.pred` define one predicate by another, and conditions on
-an unchanged copy (`mov.b32 %r35, %r1`) are conditions on the original. Only registers some guard
-depends on (:class:`~ptxlint.analyses.threads.branch_sides.ConditionRegisters`) are tracked, and on entering a
-block a context keeps only the facts a later test there can still meet
-(:meth:`PathContext.relevant_to`).
+two registers. A predicate register is also a condition of its own (for `elect.sync` predicates,
+which no comparison defines); `not.pred` and `mov.pred` define one predicate by another, and
+conditions on an unchanged copy (`mov.b32 %r35, %r1`) are conditions on the original. Only
+registers some guard depends on (:class:`~ptxlint.analyses.threads.branch_sides.ConditionRegisters`)
+are tracked, and on entering a block a context keeps only the facts a later test there can still
+meet (:meth:`PathContext.relevant_to`).
 """
 
 from __future__ import annotations

@@ -5,9 +5,10 @@ given a state (the registers' abstract values of :mod:`ptxlint.analyses.threads.
 it gives an operand's value, a predicate's truth per warp and the values an instruction writes.
 Registers are keyed as the `registers` pass keys them: a name at the scope of the instruction
 that names it resolved to its declaration (see :mod:`ptxlint.analyses.registers`), so two
-inline-asm blocks that each declare `.reg .pred p;` hold two values. It owns the values that hold on every path (the settled registers, the slots a `tcgen05.alloc`
-fills); :class:`~ptxlint.analyses.threads.values.WarpValues`, the forward analysis, holds one and
-tells it which registers to settle. Rules and other analyses ask
+inline-asm blocks that each declare `.reg .pred p;` hold two values. It owns the values that
+hold on every path (the settled registers, the slots a `tcgen05.alloc` fills);
+:class:`~ptxlint.analyses.threads.values.WarpValues`, the forward analysis, holds one and tells
+it which registers to settle. Rules and other analyses ask
 :class:`~ptxlint.analyses.threads.values.FunctionValues`, which asks the evaluator.
 """
 
