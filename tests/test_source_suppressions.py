@@ -228,6 +228,7 @@ def test_triton_compile_honours_a_comment_in_the_kernel(tmp_path: Path, monkeypa
     assert suppressed != example
     (tmp_path / "suppressed_lane_guard.py").write_text(suppressed)
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "1")  # Triton's default, said: it warns when unset
     monkeypatch.syspath_prepend(str(tmp_path))
     module = importlib.import_module("suppressed_lane_guard")
     source = triton.compiler.ASTSource(
