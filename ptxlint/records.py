@@ -34,15 +34,17 @@ Class = TypeVar("Class", bound=type)
 
 @dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field, dataclasses.Field))
 def record(
-    cls: Class | None = None, /, *, frozen: bool = True, slots: bool = False, init: bool = True, repr: bool = True, order: bool = False
+    cls: Class | None = None, /, *, frozen: bool = True, slots: bool = False, init: bool = True, repr: bool = True, order: bool = False,
+    weakref_slot: bool = False,
 ) -> Any:
     """``dataclasses.dataclass(frozen=True, …)`` without the compilation at definition time.
-    ``frozen=False`` gives a mutable record (unhashable, as a dataclass with ``eq`` is)."""
+    ``frozen=False`` gives a mutable record (unhashable, as a dataclass with ``eq`` is);
+    ``weakref_slot`` lets a slots record be the target of a weak reference."""
 
     def declare(cls: Class) -> Class:
         own = set(cls.__dict__)  # what the body defines: kept, as a dataclass keeps it
         explicit_hash = "__hash__" in own and not (cls.__dict__["__hash__"] is None and "__eq__" in own)
-        cls = dataclasses.dataclass(cls, init=False, repr=False, eq=False, slots=slots)  # fields, slots, match args
+        cls = dataclasses.dataclass(cls, init=False, repr=False, eq=False, slots=slots, weakref_slot=weakref_slot)  # fields, slots, match args
         fields = dataclasses.fields(cls)
         compared = _getter(tuple(field.name for field in fields if field.compare))
         hashed = _getter(tuple(field.name for field in fields if (field.compare if field.hash is None else field.hash)))

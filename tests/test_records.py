@@ -109,3 +109,20 @@ def test_mutable_records_are_unhashable() -> None:
     assert items == Mutable([1])
     with pytest.raises(TypeError):
         hash(items)
+
+
+@record(frozen=False, slots=True, weakref_slot=True)
+class Referenced:
+    name: str
+
+
+def test_weakref_slot_lets_a_slots_record_be_weakly_referenced() -> None:
+    import weakref
+
+    with pytest.raises(TypeError):
+        weakref.ref(Slotted("a"))
+    target = Referenced("a")
+    reference = weakref.ref(target)
+    assert reference() is target
+    del target
+    assert reference() is None

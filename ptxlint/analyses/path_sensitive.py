@@ -13,6 +13,8 @@ that class from the edge: such a path is infeasible. How conditions are read and
 
 from __future__ import annotations
 
+import weakref
+
 from typing import Callable, Generic, Hashable, Iterable, Protocol, Sequence, TypeVar
 
 from ptxlint.analyses.threads.path_contexts import PathContext
@@ -100,9 +102,10 @@ class PathSensitiveAnalysis(Generic[Payload]):
         # Which condition registers each block may still read: the facts worth keeping there.
         self._live_in = None if keep_every_fact else live_in(branches.cfg, registers, branches.condition_registers.keys)
         self._summaries: set[Payload] = set()  # payloads made by collapse (see _bounded)
-        # One context object per distinct context: paths rebuild equal contexts at every step,
-        # and the solution's states held a copy of each (and of its sets of facts).
-        self._contexts: dict[PathContext, PathContext] = {}
+        # One context object per distinct context, by its facts: paths rebuild equal contexts at
+        # every step, and the solution's states held a copy of each (and of its sets of facts).
+        # Weak, so that the contexts no state holds any more are not kept for sharing.
+        self._contexts: weakref.WeakValueDictionary[tuple[object, ...], PathContext] = weakref.WeakValueDictionary()
 
     # -- the lattice
 
@@ -244,8 +247,15 @@ class PathSensitiveAnalysis(Generic[Payload]):
 
     def _frozen(self, classes: dict[Payload, PathContext]) -> PathState[Payload]:
         """The state of ``classes``, each context the one kept for its facts."""
-        contexts = self._contexts
-        return frozenset([(payload, contexts.setdefault(context, context)) for payload, context in classes.items()])
+        return frozenset([
+            (payload, context if context.shared else self._shared(context)) for payload, context in classes.items()
+        ])
+
+    def _shared(self, context: PathContext) -> PathContext:
+        """The context kept for the facts of ``context`` (``context`` itself if none is)."""
+        kept = self._contexts.setdefault((context.warps, context.outcomes, context.predicates, context.copies), context)
+        kept.shared = True
+        return kept
 
     def _bounded(self, classes: dict[Payload, PathContext]) -> PathState[Payload]:
         """At most :data:`MAX_CLASSES` path classes: past that they collapse into one summary.

@@ -30,7 +30,7 @@ from ptxlint.records import record
 Definition = tuple[str, Condition, bool]  # a predicate, a condition, the predicate's value when it holds
 
 
-@record(frozen=False, slots=True)
+@record(frozen=False, slots=True, weakref_slot=True)
 class PathContext:
     """What the branches on a path established: ``outcomes`` (condition, value) pairs, the
     ``predicates`` defined by comparisons (register, condition, value when it holds) and the
@@ -56,6 +56,9 @@ class PathContext:
     # relevant_to's answers by the live set asked about: the same context enters the same
     # blocks at every iteration of the solver, and from every class that shares it.
     _relevant: dict[frozenset[str], PathContext] | None = field(default=None, compare=False, repr=False)
+    # Whether this is the one context a path-sensitive analysis keeps for these facts (see
+    # ``PathSensitiveAnalysis._frozen``): states are rebuilt from such contexts at every step.
+    shared: bool = field(default=False, compare=False, repr=False)
 
     def __hash__(self) -> int:
         known = self._hash
