@@ -42,18 +42,18 @@ def test_each_block_declaring_a_name_holds_its_own_register() -> None:
     second_p, inner_p, second_q = writes[4][0], writes[5][0], writes[6][0]
     assert len({first_p, second_p, inner_p}) == 3 and len({first_q, second_q}) == 2
     assert {register_of_key(key) for key in (first_p, second_p, inner_p)} == {"p"}
-    assert registers.reads(6) == [inner_p]  # the guard of the innermost block's `mov`
-    assert registers.reads(7) == [second_q, second_p]  # back in the second block
+    assert registers.reads(6) == (inner_p,)  # the guard of the innermost block's `mov`
+    assert registers.reads(7) == (second_q, second_p)  # back in the second block
     assert registers.writers[first_p] == [1] and registers.readers[first_p] == [2]
     assert registers.writers[second_q] == [6] and registers.readers[second_q] == [7]
     # The function's own registers keep their names wherever they are read.
-    assert registers.writes(0) == ["%r1"] and registers.readers["%r1"] == [1, 3, 4, 5]
+    assert registers.writes(0) == ("%r1",) and registers.readers["%r1"] == [1, 3, 4, 5]
     assert registers.writers["%r2"] == [3, 7]
 
 
 def test_a_function_without_nested_declarations_keys_registers_by_name() -> None:
     registers = Registers(function_of("\tmov.u32 %r1, %tid.x;\n\tret;"))
-    assert registers.keys_are_names and registers.key("%r1", 0) == "%r1" and registers.writes(0) == ["%r1"]
+    assert registers.keys_are_names and registers.key("%r1", 0) == "%r1" and registers.writes(0) == ("%r1",)
     assert not Registers(function_of(_BLOCKS)).keys_are_names
 
 
@@ -71,4 +71,4 @@ def test_a_wide_nested_range_is_resolved_without_expanding_it() -> None:
     registers = Registers(function_of(body))
     inner = registers.writes(0)[0]
     assert inner != "%q99999999" and register_of_key(inner) == "%q99999999"
-    assert registers.reads(1) == [inner] and registers.writes(1) == ["%r1"]
+    assert registers.reads(1) == (inner,) and registers.writes(1) == ("%r1",)

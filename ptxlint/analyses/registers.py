@@ -73,8 +73,8 @@ class Registers:
             self.writers, self.readers = _name_indexes(instructions)
         else:
             self.writers, self.readers = self._scoped_indexes(instructions)
-        self._writes: dict[int, list[str]] = {}
-        self._reads: dict[int, list[str]] = {}
+        self._writes: dict[int, tuple[str, ...]] = {}
+        self._reads: dict[int, tuple[str, ...]] = {}
 
     def key(self, name: str, scope: int) -> str:
         """The register ``name`` as declared around ``scope``: the name itself when the function
@@ -127,24 +127,24 @@ class Registers:
                 return declared
         return 0
 
-    def writes(self, index: int) -> list[str]:
+    def writes(self, index: int) -> tuple[str, ...]:
         """The registers instruction ``index`` writes."""
         known = self._writes.get(index)
         if known is None:
             instruction = self.instructions[index]
-            known = self._writes[index] = self._keys(instruction.destinations, instruction.scope)
+            known = self._writes[index] = tuple(self._keys(instruction.destinations, instruction.scope))
         return known
 
-    def reads(self, index: int) -> list[str]:
+    def reads(self, index: int) -> tuple[str, ...]:
         """The registers instruction ``index`` reads, its guard included."""
         known = self._reads.get(index)
         if known is None:
             instruction = self.instructions[index]
-            known = self._keys(instruction.sources, instruction.scope)
+            found = self._keys(instruction.sources, instruction.scope)
             guard = instruction.guard
             if guard is not None and type(guard.predicate) is Register:
-                known.append(self.key(guard.predicate.name, instruction.scope))
-            self._reads[index] = known
+                found.append(self.key(guard.predicate.name, instruction.scope))
+            known = self._reads[index] = tuple(found)  # cached and shared: immutable, and smaller
         return known
 
     def _keys(self, operands: tuple[Operand, ...], scope: int) -> list[str]:

@@ -257,7 +257,7 @@ class _DefUseChains:
             index = work.pop()
             instruction = instructions[index]
             guard = instruction.guard
-            names: list[str]
+            names: Sequence[str]
             if index in valued_set and (guard is None or type(guard.predicate) is ir.Register):
                 names = registers.reads(index)  # its sources and guard, shared with the other passes
             else:
@@ -267,9 +267,10 @@ class _DefUseChains:
                     operands = instruction.operands
                     read = tuple(operands[position] for position in self._collectives[index].uniform_operands if position < len(operands))
                 scope = instruction.scope
-                names = [key(register.name, scope) for operand in read for register in ir.registers_in(operand)]
+                found = [key(register.name, scope) for operand in read for register in ir.registers_in(operand)]
                 if guard is not None:
-                    names.extend(key(register.name, scope) for register in ir.registers_in(guard.predicate))
+                    found.extend(key(register.name, scope) for register in ir.registers_in(guard.predicate))
+                names = found
             if self._private_local and index in valued_set and instruction.opcode.base in ("ld", "ldu") and instruction.opcode.has("local"):
                 names = [*names, LOCAL_KEY]
             for name in names:
