@@ -175,14 +175,13 @@ def _relevant_instructions(
     again) holds a relevant instruction, or when it sends threads to an exit or a trap: only
     then can whether it splits the threads change a fact. The others are left out with the
     slices of their conditions, which were most of what the solver visited (a loop test whose
-    loop holds no collective, the bounds checks around a kernel's math). Most of a kernel
-    feeds none of them. Only the instructions of ``seeds`` start a chain (those in the blocks
-    the solver visits)."""
-    instructions = function.instructions
+    loop holds no collective, the bounds checks around a kernel's math). Only the instructions
+    of ``seeds`` start a chain (those in the blocks the solver visits)."""
     chains = _DefUseChains(function, kinds, collectives, private_local, registers)
     seeded = set(seeds)
     chains.follow(
-        [index for index in seeds if kinds[index] in _ALWAYS_RELEVANT or index in collectives], valued=lambda index: kinds[index] in _ALWAYS_RELEVANT
+        [index for index in seeds if kinds[index] in _ALWAYS_RELEVANT or index in collectives],
+        valued=lambda index: kinds[index] in _ALWAYS_RELEVANT,
     )
     # Branches that matter whatever their region holds: their exit marks reach every later fact.
     kept = {block: info for block, info in branches.items() if info.exits_elsewhere or info.traps}
@@ -194,11 +193,11 @@ def _relevant_instructions(
         kept_mask |= 1 << position[block]
     marked_until = 0  # chains.order[:marked_until] have had their blocks' enclosing branches kept
     added = list(kept)
+    block_of = graph.block_of
     while True:
         chains.follow([branches[block].index for block in added if branches[block].index in seeded], valued=lambda index: True)
         order = chains.order
         wanted = 0
-        block_of = graph.block_of
         for index in order[marked_until:]:
             wanted |= enclosing.get(block_of(index), 0)
         marked_until = len(order)
