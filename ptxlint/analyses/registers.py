@@ -195,16 +195,15 @@ class Registers:
         return writers, readers
 
     def _possibly_nested(self, table: dict[str, list[int]]) -> list[str]:
-        """The names of ``table`` some nested scope may declare: the declared names, and the
-        numbered names of declared ranges (spelled out when that is shorter than the table)."""
-        found = [name for name in self._nested_names if name in table]
+        """The names of ``table`` some nested scope may declare: the declared names and the
+        numbered names of declared ranges, spelled out; every name of the table when the ranges
+        spell more (`_declaring_scopes` decides each)."""
         ranges = self._nested_ranges
-        if sum(count for declared in ranges.values() for _, count in declared) <= len(table):
-            spelled = {f"{stem}{number}" for stem, declared in ranges.items() for _, count in declared for number in range(count)}
-            found.extend(name for name in spelled if name in table and name not in self._nested_names)
-        elif ranges:
-            found.extend(name for name in table if name not in self._nested_names and name.rstrip("0123456789") in ranges)
-        return sorted(found)
+        if sum(count for declared in ranges.values() for _, count in declared) > len(table):
+            return sorted(table)
+        spelled = set(self._nested_names)
+        spelled.update(f"{stem}{number}" for stem, declared in ranges.items() for _, count in declared for number in range(count))
+        return sorted(name for name in spelled if name in table)
 
 
 def _name_indexes(instructions: tuple[Instruction, ...]) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
