@@ -1028,7 +1028,7 @@ class DebugStrings:
         if b"$L__info_string" in data:
             section = data.find(b".debug_str")  # the strings are defined there, not where code names them
             for match in _INFO_LABEL.finditer(data, max(section, 0)):
-                self._starts.setdefault(match.group(1).decode("ascii"), match.end())
+                self._starts[match.group(1).decode("ascii")] = match.end()  # the last definition, as before
 
     def get(self, label: str, default: str = "") -> str:
         """The string defined at ``label``, or ``default`` when the module defines none there."""
