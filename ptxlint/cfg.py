@@ -204,6 +204,61 @@ class ControlFlowGraph:
                 found[leaving[0]] = header
         return found
 
+    def on_cycle(self, node: int) -> bool:
+        """Whether some cycle may pass ``node`` (False only where none can: in a reducible graph,
+        outside every natural loop)."""
+        loops = self._innermost_loops
+        return loops is None or node in loops
+
+    def cuts_every_cycle(self, cut: int, node: int) -> bool:
+        """Whether every cycle through ``node`` passes block ``cut`` (vacuously true when no
+        cycle passes ``node``); False where that is not certain. Certain when ``cut`` is
+        ``node``; otherwise only in a reducible graph, where ``cut`` dominates ``node`` and lies
+        in the innermost loop around it: every cycle passes the header of the smallest loop
+        holding it, and from that header reaches ``node`` only through ``cut``."""
+        if cut == node:
+            return True
+        loops = self._innermost_loops
+        if loops is None:
+            return False
+        body = loops.get(node)
+        if body is None:
+            return True
+        numbers = self.rpo_number
+        return cut in body and cut in numbers and node in numbers and self.dominates(cut, node)
+
+    @cached_property
+    def _innermost_loops(self) -> dict[int, frozenset[int]] | None:
+        """Per block inside a natural loop, the body of the innermost one (the loops of one
+        header are one loop); None when the graph is irreducible (a retreating edge whose target
+        does not dominate its source) or its loops nest deeper than the search allows."""
+        latches: dict[int, list[int]] = {}
+        for source, header in self.back_edges:
+            if not self.dominates(header, source):
+                return None
+            latches.setdefault(header, []).append(source)
+        budget = 20 * len(self.blocks) + 64
+        bodies: list[frozenset[int]] = []
+        for header, sources in latches.items():
+            body = {header}
+            pending = [source for source in sources if source != header]
+            while pending:
+                budget -= 1
+                if budget < 0:
+                    return None
+                block = pending.pop()
+                if block not in body:
+                    body.add(block)
+                    pending.extend(self.predecessors(block))
+            bodies.append(frozenset(body))
+        innermost: dict[int, frozenset[int]] = {}
+        # Natural loops of distinct headers nest or are disjoint: the smaller body, written
+        # last, is the inner one.
+        for body in sorted(bodies, key=len, reverse=True):
+            for block in body:
+                innermost[block] = body
+        return innermost
+
     def reaching(self, targets: Iterable[int]) -> frozenset[int]:
         """The blocks from which some block of ``targets`` can be reached (``targets`` included)."""
         return closure(targets, self.predecessors)

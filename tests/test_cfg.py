@@ -104,6 +104,46 @@ def test_regions_holding_agrees_with_each_influence_region(seed: int) -> None:
             assert bool(holding[block] >> position & 1) == (block in region), (branch, block)
 
 
+def _cycle_avoiding(graph: cfg.ControlFlowGraph, node: int, cut: int) -> bool:
+    """Whether ``node`` reaches itself without passing ``cut`` (a search per question)."""
+    seen: set[int] = set()
+    pending = [successor for successor in graph.successors(node) if successor != cut]
+    while pending:
+        block = pending.pop()
+        if block == node:
+            return True
+        if block in seen or block == graph.exit:
+            continue
+        seen.add(block)
+        pending.extend(successor for successor in graph.successors(block) if successor != cut)
+    return False
+
+
+def test_cycle_questions_agree_with_a_search() -> None:
+    """`cuts_every_cycle` never claims a cut that some cycle avoids, and in a reducible graph
+    it answers exactly for a dominating cut; `on_cycle` never misses a cycle (checked by a
+    search per pair on random graphs)."""
+    claimed = exact = 0
+    for seed in range(60):
+        rng = random.Random(seed)
+        graph = cfg.build(function_of(_random_body(rng, rng.randrange(2, 12))))
+        reducible = graph._innermost_loops is not None
+        reachable = graph.reverse_post_order
+        for node in reachable:
+            for cut in reachable:
+                if cut == node:
+                    assert graph.on_cycle(node) or not _cycle_avoiding(graph, node, graph.exit), (seed, node)
+                answer = graph.cuts_every_cycle(cut, node)
+                truth = cut == node or not _cycle_avoiding(graph, node, cut)
+                if answer:
+                    assert truth, (seed, cut, node)
+                    claimed += cut != node
+                if reducible and graph.dominates(cut, node):
+                    assert answer == truth, (seed, cut, node)
+                    exact += 1
+    assert claimed > 100 and exact > 100  # the random graphs exercise both claims
+
+
 def test_endless_loop_has_no_post_dominator() -> None:
     graph = cfg.build(function_of("SPIN:\n\tbra.uni SPIN;"))
     assert 0 not in graph.immediate_post_dominators

@@ -81,15 +81,19 @@ class PathSensitiveAnalysis(Generic[Payload]):
     a payload and which instructions do."""
 
     def __init__(self, branches: BranchTable, payloads: PathPayloads[Payload], keep_every_fact: bool = False) -> None:
-        """``keep_every_fact``: never drop facts that can no longer matter (slower, and the same
-        result: what tests compare against)."""
+        """``keep_every_fact``: track the conditions of every test and never drop facts that can
+        no longer matter (slower, and the same result: what tests compare against)."""
         self._branches = branches
         self._payloads = payloads
         # The payload hooks, bound once: the transfer function calls them per class.
         self._step = payloads.step
         self._observe = payloads.observe
         self._meet = payloads.meet
-        self._defining = branches.defining
+        # The registers whose conditions the contexts track: a test of any other predicate adds
+        # no fact (it could only ever meet itself), only the warps it leaves.
+        conditions = branches.every_condition_register if keep_every_fact else branches.condition_registers
+        self._tracked = conditions.keys
+        self._defining = branches.defining(conditions)
         self._changing = payloads.changing_instructions()
         self._observing = payloads.observing_instructions()
         self._meeting = payloads.meeting_instructions()
@@ -100,7 +104,7 @@ class PathSensitiveAnalysis(Generic[Payload]):
         # What each condition-defining instruction writes (the facts its writes invalidate).
         self._written = {index: registers.writes(index) for index in self._defining}
         # Which condition registers each block may still read: the facts worth keeping there.
-        self._live_in = None if keep_every_fact else live_in(branches.cfg, registers, branches.condition_registers.keys)
+        self._live_in = None if keep_every_fact else live_in(branches.cfg, registers, conditions.keys)
         self._summaries: set[Payload] = set()  # payloads made by collapse (see _bounded)
         # One context object per distinct context, by its facts: paths rebuild equal contexts at
         # every step, and the solution's states held a copy of each (and of its sets of facts).
@@ -213,8 +217,9 @@ class PathSensitiveAnalysis(Generic[Payload]):
         which only ``warps`` allow."""
         classes: dict[Payload, PathContext] = {}
         changed = False
+        tracked = predicate in self._tracked
         for payload, context in state:
-            assumed = context.assume(predicate, value, warps)
+            assumed = context.assume(predicate, value, warps) if tracked else context.within(warps)
             if assumed is not None:
                 _add(classes, payload, assumed)
             changed = changed or assumed is not context
@@ -238,8 +243,11 @@ class PathSensitiveAnalysis(Generic[Payload]):
             return
         predicate = self._registers.key(guard.predicate.name, instruction.scope)
         warps = self._branches.guard_warps(index, instruction)
-        executes = context.assume(predicate, not guard.negated, warps[not guard.negated])
-        skips = context.assume(predicate, guard.negated, warps[guard.negated])
+        if predicate in self._tracked:
+            executes = context.assume(predicate, not guard.negated, warps[not guard.negated])
+            skips = context.assume(predicate, guard.negated, warps[guard.negated])
+        else:
+            executes, skips = context.within(warps[not guard.negated]), context.within(warps[guard.negated])
         if executes is not None:
             _add(classes, self._step(index, instruction, payload), after(executes))
         if skips is not None:

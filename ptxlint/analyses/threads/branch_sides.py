@@ -11,13 +11,13 @@ along the edges; the path-sensitive analyses read them per path.
 from __future__ import annotations
 
 import functools
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from ptxlint.analyses.registers import Registers
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.analyses.threads.values import FunctionValues
 from ptxlint.context import ModuleContext
-from ptxlint.ir import Function, Instruction, Register
+from ptxlint.ir import Function, Immediate, Instruction, Register
 from ptxlint.passes import Pass
 from ptxlint.records import record
 
@@ -89,9 +89,10 @@ def _predicate_warps(truth: tuple[bool | None, ...] | None, warp_count: int) -> 
 
 @record
 class ConditionRegisters:
-    """The registers (scoped keys) a branch or guard condition can depend on through `setp`,
-    `not.pred` and copies: only their definitions are worth remembering (a debug build has
-    thousands of `setp` that no branch tests)."""
+    """The registers (scoped keys) whose conditions a path context tracks: those a test can
+    meet a fact about that an earlier test established (see :func:`condition_registers`). Only
+    their definitions are worth remembering, and only tests of them add facts: a kernel has
+    thousands of `setp` whose outcome no other test can contradict."""
 
     keys: frozenset[str]
 
@@ -99,20 +100,90 @@ class ConditionRegisters:
         return key in self.keys
 
 
-def condition_registers(instructions: tuple[Instruction, ...], registers: Registers) -> ConditionRegisters:
-    """Guard predicates, then (transitively) the registers the unguarded `setp`, `mov` and `not`
-    that write them read."""
-    guards = [
-        registers.key(instruction.guard.predicate.name, instruction.scope)
-        for instruction in instructions
-        if instruction.guard is not None and type(instruction.guard.predicate) is Register
-    ]
+def condition_registers(graph: ControlFlowGraph, registers: Registers, every: bool = False) -> ConditionRegisters:
+    """The registers a test (a guard, on a branch or any instruction) reads through the
+    unguarded `setp`, `mov` and `not` that compute its predicate — its *condition* — kept when a
+    fact established at one test can still be known at another that reads them:
+
+    * the register is in the conditions of two tests, or of one predicate that guards twice;
+    * or the one test that reads it can be reached again, around a cycle, without passing a
+      write of the register (which forgets the fact): a loop-invariant `warp == 0` tested inside
+      the persistent-tile loop;
+    * or a `mov` sets it to a constant (a fact of its own) that may reach the test unforgotten:
+      a loop counter's start tested at the loop's top.
+
+    The whole condition of every test that reads such a register is tracked: the facts of both
+    tests, down to what they have in common (`not.pred %p2, %p1` and a test of each), and never a
+    fact naming a register whose writes go unseen. A fact about any other register could only
+    ever be compared with itself. ``every``: the registers of every test's condition (what the
+    tests compare the tracked facts against)."""
+    instructions = graph.function.instructions
 
     def defines_a_condition(index: int) -> bool:
         return instructions[index].guard is None and instructions[index].opcode.base in ("setp", "mov", "not")
 
-    followed, _ = registers.backward_slice(guards, through=defines_a_condition)
-    return ConditionRegisters(frozenset(followed))
+    tests: dict[str, list[int]] = {}
+    for index, instruction in enumerate(instructions):
+        guard = instruction.guard
+        if guard is not None and type(guard.predicate) is Register:
+            tests.setdefault(registers.key(guard.predicate.name, instruction.scope), []).append(index)
+    if every:
+        return ConditionRegisters(frozenset(registers.backward_slice(tests, through=defines_a_condition)[0]))
+    conditions = {
+        predicate: registers.backward_slice((predicate,), through=defines_a_condition)[0] for predicate in tests
+    }
+    # Per register of some condition: the tests that read it.
+    readers: dict[str, list[int]] = {}
+    for predicate, condition in conditions.items():
+        for key in condition:
+            readers.setdefault(key, []).extend(tests[predicate])
+    shared = {key for key, reading in readers.items() if _facts_meet(graph, registers, key, reading)}
+    tracked: set[str] = set()
+    for condition in conditions.values():
+        if not shared.isdisjoint(condition):
+            tracked.update(condition)
+    return ConditionRegisters(frozenset(tracked))
+
+
+def _facts_meet(graph: ControlFlowGraph, registers: Registers, key: str, tests: list[int]) -> bool:
+    """Whether a fact about register ``key`` established at one point may be known at a test
+    that reads it (``tests``): a second test, the one test again, or a `mov` of a constant."""
+    if len(tests) > 1:
+        return True
+    test = tests[0]
+    instructions = graph.function.instructions
+    writers = registers.writers.get(key, ())
+    block = graph.block_of(test)
+    if graph.on_cycle(block) and not any(graph.cuts_every_cycle(graph.block_of(writer), block) for writer in writers):
+        return True
+    return any(
+        _sets_a_constant(instructions[source]) and not _forgotten_between(graph, writers, source, test)
+        for source in writers
+    )
+
+
+def _sets_a_constant(instruction: Instruction) -> bool:
+    """An unguarded `mov`/`not` of an immediate: a path context learns the value it writes."""
+    operands = instruction.operands
+    return (
+        instruction.guard is None and instruction.opcode.base in ("mov", "not")
+        and len(operands) == 2 and type(operands[1]) is Immediate
+    )
+
+
+def _forgotten_between(graph: ControlFlowGraph, writers: Iterable[int], source: int, test: int) -> bool:
+    """Whether another of ``writers`` (a register's) runs on every path from instruction
+    ``source`` to instruction ``test``, so that what ``source`` taught is forgotten by then: one
+    after ``source`` in its block, or one before ``test`` in its block that ``source`` does not
+    come between."""
+    source_block, test_block = graph.block_of(source), graph.block_of(test)
+    for writer in writers:
+        block = graph.block_of(writer)
+        if block == source_block and writer > source:
+            return True
+        if block == test_block and writer < test and not (source_block == test_block and writer < source < test):
+            return True
+    return False
 
 
 class BranchTable:
@@ -147,14 +218,20 @@ class BranchTable:
 
     @functools.cached_property
     def condition_registers(self) -> ConditionRegisters:
-        """The registers branch conditions depend on (shared by the path-sensitive analyses)."""
-        return condition_registers(self.cfg.function.instructions, self.registers)
+        """The registers whose conditions path contexts track (shared by the path-sensitive
+        analyses)."""
+        return condition_registers(self.cfg, self.registers)
 
     @functools.cached_property
-    def defining(self) -> frozenset[int]:
-        """The instructions that write a register some branch condition depends on."""
+    def every_condition_register(self) -> ConditionRegisters:
+        """The registers of every test's condition, tracked or not (the reference the tracked
+        facts are tested against)."""
+        return condition_registers(self.cfg, self.registers, every=True)
+
+    def defining(self, conditions: ConditionRegisters) -> frozenset[int]:
+        """The instructions that write a register of ``conditions``."""
         writers = self.registers.writers
-        return frozenset(index for key in self.condition_registers.keys for index in writers.get(key, ()))
+        return frozenset(index for key in conditions.keys for index in writers.get(key, ()))
 
     def branch(self, block: int) -> Branch | None:
         return self._branches.get(block)

@@ -11,9 +11,9 @@ by the scoped keys of :mod:`ptxlint.analyses.registers`: `setp.ne %p3, %r1, 0` a
 two registers. A predicate register is also a condition of its own (for `elect.sync` predicates,
 which no comparison defines); `not.pred` and `mov.pred` define one predicate by another, and
 conditions on an unchanged copy (`mov.b32 %r35, %r1`) are conditions on the original. Only
-registers some guard depends on (:class:`~ptxlint.analyses.threads.branch_sides.ConditionRegisters`)
-are tracked, and on entering a block a context keeps only the facts a later test there can still
-meet (:meth:`PathContext.relevant_to`).
+the conditions some fact can meet at a test are tracked
+(:class:`~ptxlint.analyses.threads.branch_sides.ConditionRegisters`), and on entering a block a
+context keeps only the facts a later test there can still meet (:meth:`PathContext.relevant_to`).
 """
 
 from __future__ import annotations
