@@ -29,7 +29,7 @@ from ptxlint.analyses.uniformity.inputs import FunctionInputs
 from ptxlint.analyses.uniformity.lattice import EMPTY_STATE, State, Value, join_control, join_exits, join_values
 from ptxlint.analyses.uniformity.recorder import FactRecorder
 from ptxlint.analyses.uniformity.results import ResultValues
-from ptxlint.analyses.uniformity.static import CALL, ELECT, EXIT, SHUFFLE, STORE_LOCAL, STORE_PARAMETER
+from ptxlint.analyses.uniformity.kinds import CALL, ELECT, EXIT, SHUFFLE, STORE_LOCAL, STORE_PARAMETER
 from ptxlint.analyses.uniformity.sync import SyncDependence
 from ptxlint.callgraph import callee_name
 

@@ -29,7 +29,7 @@ from ptxlint.analyses.uniformity.lattice import (
     join,
     without_bits,
 )
-from ptxlint.analyses.uniformity.static import LOCAL_KEY
+from ptxlint.analyses.uniformity.kinds import LOCAL_KEY
 from ptxlint.isa.special_registers import UNIFORMITY, special_register_base
 
 

@@ -18,7 +18,8 @@ from ptxlint.analyses.uniformity.facts import CalledCollective, FunctionUniformi
 from ptxlint.analyses.uniformity.inputs import function_inputs
 from ptxlint.analyses.uniformity.printer import describe_function
 from ptxlint.analyses.uniformity.lattice import Value, join
-from ptxlint.analyses.uniformity.static import StaticFacts, fresh_register_index, prepare_static
+from ptxlint.analyses.uniformity.relevance import FunctionShape, Relevance, module_relevance
+from ptxlint.analyses.uniformity.static import StaticFacts, fresh_register_index, function_shape, prepare_static
 from ptxlint.callgraph import CallGraph, callee_name
 from ptxlint.context import ModuleContext, Options
 from ptxlint.dataflow import solve_forward
@@ -82,6 +83,21 @@ def analyze_module(
     # A function with a caller we do not analyse cannot learn its parameters from the callers.
     conservative.update(name for name in order if any(site.caller not in selected for site in graph.callers.get(name, ())))
     exiting = _exiting_functions(graph, functions)
+    dense = everything or not sparse
+    shapes: dict[str, FunctionShape] = {}
+
+    def shape_of(name: str) -> FunctionShape:
+        known = shapes.get(name)
+        if known is None:
+            function = functions[name]
+            known = shapes[name] = function_shape(function, graph_of(function), direct[name], registers_of(function))
+        return known
+
+    # The slice of each function, across calls (none when every instruction is visited).
+    slices: dict[str, Relevance] = {} if dense else module_relevance(
+        order, shape_of, direct, analysed=lambda name: name in selected,
+        executed=lambda callee: bool(called.get(callee)) or callee in exiting,
+    )
     # What callers and callees tell each other: each function's parameter values (None: nothing
     # known, thread-varying) and the join of what each returns, as of the last round.
     parameters: dict[str, tuple[Value, ...] | None] = {name: None if name in conservative else () for name in order}
@@ -109,10 +125,8 @@ def analyze_module(
             else:
                 callee_returns = {callee: returned[callee] for callee in callees if callee in returned}
                 analysis, analysed = _analyze_function(
-                    function, options, parameters[name], callee_returns, exiting, called, direct[name], everything, statics,
-                    dense=everything or not sparse,
-                    graph_of=graph_of, registers_of=registers_of, thread_spaces=thread_spaces,
-                    keep_dead_registers=keep_dead_registers,
+                    shape_of(name), options, parameters[name], callee_returns, exiting, called, direct[name], everything,
+                    statics, slices.get(name), thread_spaces=thread_spaces, keep_dead_registers=keep_dead_registers,
                 )
                 previous[name] = (inputs, analysis, analysed)
             analysed_functions[name] = analysed
@@ -137,16 +151,16 @@ _Prepared = tuple[
 
 
 def _analyze_function(
-    function: ir.Function, options: Options, parameters: tuple[Value, ...] | None, returns: dict[str, Value],
+    shape: FunctionShape, options: Options, parameters: tuple[Value, ...] | None, returns: dict[str, Value],
     exiting: frozenset[str], called: dict[str, tuple[CalledCollective, ...]], collectives: dict[int, Collective],
-    everything: bool, statics: dict[str, _Prepared] | None = None, dense: bool = True,
-    graph_of: Callable[[ir.Function], cfg_module.ControlFlowGraph] = cfg_module.build,
-    registers_of: Callable[[ir.Function], Registers] = fresh_register_index,
+    everything: bool, statics: dict[str, _Prepared], relevance: Relevance | None,
     thread_spaces: dict[int, ThreadSpace] | None = None, keep_dead_registers: bool = False,
 ) -> tuple[UniformityAnalysis, FunctionUniformity]:
-    known = statics.get(function.name) if statics is not None else None
+    """One round's analysis of a function: ``relevance`` is its slice (None: every instruction)."""
+    function = shape.function
+    known = statics.get(function.name)
     if known is None:
-        graph = graph_of(function)
+        graph = shape.graph
         lanes = LaneModel(block_shape(function, options))
         requirements = dict(collectives)
         calls: dict[int, tuple[CalledCollective, ...]] = {}
@@ -155,9 +169,7 @@ def _analyze_function(
                 reached = called.get(callee_name(instruction) or "", ())
                 if reached:
                     calls[index] = reached
-        known = (graph, lanes, requirements, calls, prepare_static(function, graph, requirements, dense, registers_of(function)))
-        if statics is not None:
-            statics[function.name] = known
+        known = statics[function.name] = (graph, lanes, requirements, calls, prepare_static(shape, requirements, relevance))
     graph, lanes, requirements, calls, static = known
     inputs = function_inputs(
         function, graph, lanes, parameters, returns, exiting, requirements, static, thread_spaces, keep_dead_registers

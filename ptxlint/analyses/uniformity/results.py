@@ -28,7 +28,7 @@ from ptxlint.analyses.uniformity.lattice import (
     with_level,
     without_bits,
 )
-from ptxlint.analyses.uniformity.static import (
+from ptxlint.analyses.uniformity.kinds import (
     ARITHMETIC,
     BARRIER,
     ELECT,
