@@ -291,7 +291,7 @@ class _DefUseChains:
                     continue
                 followed.add(name)
                 position = parameter_registers.get(name)
-                if position is not None and not writers.get(name):
+                if position is not None:  # a `.reg` parameter: what a caller passes may be read
                     self.parameters_read.add(position)
                 reached.extend(self._local_writers if name == LOCAL_KEY else writers.get(name, ()))
             for writer in reached:
