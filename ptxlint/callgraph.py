@@ -47,6 +47,14 @@ class CallGraph:
                     )
         self.call_sites: dict[str, tuple[CallSite, ...]] = {name: tuple(found) for name, found in sites.items()}
 
+    def sites_in(self, function: ir.Function) -> tuple[CallSite, ...]:
+        """The calls ``function`` makes. A module that defines a name twice (which ptxas rejects,
+        but a file being edited has) is graphed with its last definition: the other one has no
+        sites here, rather than that one's instruction indices."""
+        if self.functions.get(function.name) is not function:
+            return ()
+        return self.call_sites.get(function.name, ())
+
     def callees(self, name: str) -> tuple[str, ...]:
         """Functions with a body that ``name`` calls directly, in call order, without repeats."""
         return self._callees.get(name, ())

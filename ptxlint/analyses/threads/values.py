@@ -295,7 +295,7 @@ def _calls_to_tensor_memory_users(context: ModuleContext, function: Function) ->
     """The calls of ``function`` to functions that issue `tcgen05.ld`/`st` themselves: their
     arguments may be TMEM addresses whose lanes the caller's warps choose."""
     calls = context.result("call_graph")
-    sites = calls.call_sites.get(function.name, ())
+    sites = calls.sites_in(function)
     if not sites:
         return []
     scan = context.result("tcgen05_scan")

@@ -26,7 +26,7 @@ from ptxlint.analyses.uniformity.control import ControlDivergence
 from ptxlint.analyses.uniformity.data import DataTransfer
 from ptxlint.analyses.uniformity.facts import InstructionFacts
 from ptxlint.analyses.uniformity.inputs import FunctionInputs
-from ptxlint.analyses.uniformity.lattice import EMPTY_STATE, State, Value, join_control, join_exits, join_values
+from ptxlint.analyses.uniformity.lattice import EMPTY_STATE, Argument, State, Value, join_control, join_exits, join_values
 from ptxlint.analyses.uniformity.recorder import FactRecorder
 from ptxlint.analyses.uniformity.results import ResultValues
 from ptxlint.analyses.uniformity.kinds import CALL, ELECT, EXIT, SHUFFLE, STORE_LOCAL, STORE_PARAMETER
@@ -67,7 +67,7 @@ class UniformityAnalysis:
         return self._recorder.facts()
 
     @property
-    def arguments(self) -> Mapping[str, Sequence[Value]]:
+    def arguments(self) -> Mapping[str, Sequence[Argument]]:
         """Per callee, the join of the arguments its call sites pass, by position."""
         return self._calls.arguments
 

@@ -12,7 +12,10 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 from ptxlint import ir
 from ptxlint.analyses.threads.tid_fields import Level
 from ptxlint.analyses.uniformity.inputs import FunctionInputs
-from ptxlint.analyses.uniformity.lattice import UNIFORM, Divergence, Origin, State, Value, at_least, control_origin, join
+from ptxlint.analyses.uniformity.lattice import (
+    UNIFORM, Argument, Divergence, Fields, Origin, State, Value, argument_value, at_least, control_origin, join,
+    join_arguments,
+)
 from ptxlint.callgraph import callee_name
 from ptxlint.source import Span
 
@@ -37,18 +40,27 @@ class Parameters:
         """The value of the parameter at ``position`` (``name`` at ``span`` for the origin)."""
         known = self._known
         if known is not None and position < len(known):
-            return known[position]
-        return Value(Level.THREAD, None, Origin(span, f"parameter `{name}` may differ between threads (not all callers are known)"))
+            return argument_value(known[position])
+        return self._unknown(span, name)
 
-    def loaded(self, name: str, span: Span) -> Value | None:
-        """What `ld.param [name]` reads when ``name`` is a parameter of the function (a kernel's
-        are CTA-uniform); None when it is not one."""
+    def loaded(self, name: str, span: Span, offset: int = 0, size: int | None = None) -> Value | None:
+        """What `ld.param [name+offset]` of ``size`` bytes reads when ``name`` is a parameter of
+        the function (a kernel's are CTA-uniform; of an aggregate, the fields read); None when
+        it is not one."""
         position = self._positions.get(name)
         if position is None:
             return None
         if self._is_kernel:
             return UNIFORM
-        return self.value(position, span, name)
+        known = self._known
+        if known is None or position >= len(known):
+            return self._unknown(span, name)
+        argument = known[position]
+        return argument.read(offset, size) if type(argument) is Fields else argument  # type: ignore[return-value]  # narrowed by type()
+
+    @staticmethod
+    def _unknown(span: Span, name: str) -> Value:
+        return Value(Level.THREAD, None, Origin(span, f"parameter `{name}` may differ between threads (not all callers are known)"))
 
 
 class CallSites:
@@ -66,12 +78,14 @@ class CallSites:
         self._returns = inputs.returns
         self._return_names = frozenset(parameter.name for parameter in function.return_parameters)
         self._is_kernel = function.is_kernel
-        self._arguments: dict[str, list[Value]] = {}
-        self._argument_data: dict[str, Value] = {}  # `.param` name → the data value last stored
+        self._arguments: dict[str, list[Argument]] = {}
+        # `.param` name → the data value stored at each byte offset (the fields of an aggregate;
+        # a later store at an offset replaces what was stored there).
+        self._argument_data: dict[str, dict[int, Value]] = {}
         self._returned = UNIFORM
 
     @property
-    def arguments(self) -> Mapping[str, Sequence[Value]]:
+    def arguments(self) -> Mapping[str, Sequence[Argument]]:
         """Per callee, the join of the arguments of its call sites, by position."""
         return self._arguments
 
@@ -94,7 +108,7 @@ class CallSites:
             value = at_least(value, execution.level, control_origin(execution))
         name = target.base.name
         if recording:
-            self._argument_data[name] = data_value
+            self._argument_data.setdefault(name, {})[target.offset] = data_value
             if not self._is_kernel and name in self._return_names:
                 self._returned = join(self._returned, value)
         key = "param:" + name
@@ -131,10 +145,17 @@ class CallSites:
         lists = [operand for operand in instruction.sources if type(operand) is ir.ArgumentList]
         if not lists:
             return
-        values = []
+        values: list[Argument] = []
         for argument in lists[0].elements:
+            value: Argument
             if type(argument) is ir.Symbol:
-                value = self._argument_data.get(argument.name, UNIFORM)
+                fields = self._argument_data.get(argument.name)
+                if not fields:
+                    value = UNIFORM
+                elif len(fields) == 1 and 0 in fields:
+                    value = fields[0]
+                else:
+                    value = Fields(tuple(sorted(fields.items())))
             else:
                 value = self._data.data_value(argument, instruction, state)
             values.append(value)
@@ -143,4 +164,4 @@ class CallSites:
             self._arguments[callee] = values
         else:
             for position, value in enumerate(values[: len(known)]):
-                known[position] = join(known[position], value)
+                known[position] = join_arguments(known[position], value)

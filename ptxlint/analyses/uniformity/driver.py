@@ -17,7 +17,7 @@ from ptxlint.analyses.uniformity.analysis import UniformityAnalysis
 from ptxlint.analyses.uniformity.facts import CalledCollective, FunctionUniformity, ModuleUniformity
 from ptxlint.analyses.uniformity.inputs import function_inputs
 from ptxlint.analyses.uniformity.printer import describe_function
-from ptxlint.analyses.uniformity.lattice import Value, join
+from ptxlint.analyses.uniformity.lattice import Argument, Value, join_arguments
 from ptxlint.analyses.uniformity.relevance import FunctionShape, Relevance, module_relevance
 from ptxlint.analyses.uniformity.static import StaticFacts, fresh_register_index, function_shape, prepare_static
 from ptxlint.callgraph import CallGraph, callee_name
@@ -100,7 +100,7 @@ def analyze_module(
     )
     # What callers and callees tell each other: each function's parameter values (None: nothing
     # known, thread-varying) and the join of what each returns, as of the last round.
-    parameters: dict[str, tuple[Value, ...] | None] = {name: None if name in conservative else () for name in order}
+    parameters: dict[str, tuple[Argument, ...] | None] = {name: None if name in conservative else () for name in order}
     returned: dict[str, Value] = {}
     analysed_functions: dict[str, FunctionUniformity] = {}
     statics: dict[str, _Prepared] = {}
@@ -110,7 +110,7 @@ def analyze_module(
     previous: dict[str, tuple[_Inputs, UniformityAnalysis, FunctionUniformity]] = {}
     for _ in range(_MAX_ROUNDS):
         previous_parameters = dict(parameters)
-        arguments: dict[str, list[Value]] = {}
+        arguments: dict[str, list[Argument]] = {}
         returns: dict[str, Value] = {}
         for name in order:
             # Callers come first, so this round's arguments are complete (Gauss-Seidel).
@@ -142,7 +142,7 @@ def analyze_module(
 
 
 # A function's parameter values and its callees' return values: what its analysis depends on.
-_Inputs = tuple[Union[tuple[Value, ...], None], tuple[Union[Value, None], ...]]
+_Inputs = tuple[Union[tuple[Argument, ...], None], tuple[Union[Value, None], ...]]
 # What a function's analysis prepares once: its graph, lane model, collectives, the collectives
 # its call sites reach, and its static facts.
 _Prepared = tuple[
@@ -151,7 +151,7 @@ _Prepared = tuple[
 
 
 def _analyze_function(
-    shape: FunctionShape, options: Options, parameters: tuple[Value, ...] | None, returns: dict[str, Value],
+    shape: FunctionShape, options: Options, parameters: tuple[Argument, ...] | None, returns: dict[str, Value],
     exiting: frozenset[str], called: dict[str, tuple[CalledCollective, ...]], collectives: dict[int, Collective],
     everything: bool, statics: dict[str, _Prepared], relevance: Relevance | None,
     thread_spaces: dict[int, ThreadSpace] | None = None, keep_dead_registers: bool = False,
@@ -284,14 +284,14 @@ def _conservative_functions(module: ir.Module, graph: CallGraph, functions: dict
     return conservative
 
 
-def _merge_arguments(arguments: dict[str, list[Value]], callee: str, values: Sequence[Value]) -> None:
+def _merge_arguments(arguments: dict[str, list[Argument]], callee: str, values: Sequence[Argument]) -> None:
     known = arguments.get(callee)
     if known is None:
         arguments[callee] = list(values)
         return
     for position, value in enumerate(values):
         if position < len(known):
-            known[position] = join(known[position], value)
+            known[position] = join_arguments(known[position], value)
         else:
             known.append(value)
 

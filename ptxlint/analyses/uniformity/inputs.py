@@ -13,7 +13,7 @@ from ptxlint import ir
 from ptxlint.analyses.threads.tid_fields import LaneModel
 from ptxlint.analyses.threads.lane_sets import ThreadSpace
 from ptxlint.analyses.registers import Liveness
-from ptxlint.analyses.uniformity.lattice import Value
+from ptxlint.analyses.uniformity.lattice import Argument, Value
 from ptxlint.analyses.uniformity.static import StaticFacts
 from ptxlint.isa.aligned import Collective
 from ptxlint.records import record
@@ -27,7 +27,7 @@ class FunctionInputs:
     cfg: cfg_module.ControlFlowGraph
     lanes: LaneModel
     # The join of the callers' arguments by position; None: not all callers are known.
-    parameters: tuple[Value, ...] | None
+    parameters: tuple[Argument, ...] | None
     returns: Mapping[str, Value]  # by callee: the join of what it returns
     exiting: frozenset[str]  # callees that may end the calling thread
     collectives: dict[int, Collective]
@@ -43,7 +43,7 @@ def function_inputs(
     function: ir.Function,
     graph: cfg_module.ControlFlowGraph,
     lanes: LaneModel,
-    parameters: tuple[Value, ...] | None,
+    parameters: tuple[Argument, ...] | None,
     returns: Mapping[str, Value],
     exiting: frozenset[str],
     collectives: dict[int, Collective],

@@ -10,6 +10,8 @@ when that is the join, so states keep comparing by identity (the solver's fast p
 
 from __future__ import annotations
 
+from typing import Union
+
 
 from ptxlint import ir
 from ptxlint.analyses.threads.tid_fields import Constant, Form, Level, Multiple
@@ -71,6 +73,65 @@ def at_least(value: Value, level: Level, origin: Origin | None) -> Value:
 
 def with_level(level: Level, origin: Origin | None) -> Value:
     return UNIFORM if level == Level.CTA else Value(level, None, origin)
+
+
+# ----------------------------------------------------------------------------- arguments
+
+
+@record(slots=True)
+class Fields:
+    """An aggregate argument (a `.param .b8 param0[12]` its call sites fill with `st.param` at
+    byte offsets), field by field: a callee that reads one field is not told the others.
+    ``by_offset`` is sorted by offset."""
+
+    by_offset: tuple[tuple[int, Value], ...]
+
+    def whole(self) -> Value:
+        """Every field joined: what a read of the whole aggregate, or of bytes no field
+        covers exactly, may see."""
+        result = self.by_offset[0][1]
+        for _, value in self.by_offset[1:]:
+            result = join(result, value)
+        return result
+
+    def read(self, offset: int, size: int | None) -> Value:
+        """What reading ``size`` bytes at ``offset`` sees: the fields stored in that range
+        (their join), or every field when the size is unknown or none starts there."""
+        if size is None:
+            return self.whole()
+        inside = [value for start, value in self.by_offset if offset <= start < offset + size]
+        if not inside or all(start != offset for start, _ in self.by_offset):
+            return self.whole()
+        result = inside[0]
+        for value in inside[1:]:
+            result = join(result, value)
+        return result
+
+
+# What an argument carries into a parameter: one value, or one per field of an aggregate.
+Argument = Union[Value, Fields]
+
+
+def join_arguments(first: Argument, second: Argument) -> Argument:
+    """Two call sites' arguments joined, field by field where either is an aggregate (a field
+    only one of them stores keeps that one's value)."""
+    if type(first) is Value and type(second) is Value:
+        return join(first, second)
+    fields: dict[int, Value] = {}
+    for argument in (first, second):
+        if type(argument) is Fields:
+            for offset, value in argument.by_offset:
+                known = fields.get(offset)
+                fields[offset] = value if known is None else join(known, value)
+    for argument in (first, second):
+        if type(argument) is Value:
+            fields = {offset: join(value, argument) for offset, value in fields.items()}
+    return Fields(tuple(sorted(fields.items())))
+
+
+def argument_value(argument: Argument) -> Value:
+    """The argument as one value (every field joined)."""
+    return argument.whole() if type(argument) is Fields else argument  # type: ignore[return-value]  # narrowed by type()
 
 
 # ----------------------------------------------------------------------------- divergence
