@@ -174,14 +174,17 @@ def _sets_a_constant(instruction: Instruction) -> bool:
 def _forgotten_between(graph: ControlFlowGraph, writers: Iterable[int], source: int, test: int) -> bool:
     """Whether another of ``writers`` (a register's) runs on every path from instruction
     ``source`` to instruction ``test``, so that what ``source`` taught is forgotten by then: one
-    after ``source`` in its block, or one before ``test`` in its block that ``source`` does not
-    come between."""
+    after ``source`` in its block (unless ``test`` comes first, in the same block), or one before
+    ``test`` in its block that ``source`` does not come between."""
     source_block, test_block = graph.block_of(source), graph.block_of(test)
+    same_block = source_block == test_block
     for writer in writers:
+        if writer == source:
+            continue
         block = graph.block_of(writer)
-        if block == source_block and writer > source:
+        if block == source_block and writer > source and not (same_block and source < test < writer):
             return True
-        if block == test_block and writer < test and not (source_block == test_block and writer < source < test):
+        if block == test_block and writer < test and not (same_block and writer < source < test):
             return True
     return False
 
