@@ -12,17 +12,22 @@ reports the median CPU time of several runs (--runs):
               user waits for (issue 23's measure beside the bare parse and ptxas);
   * `passes`  the slowest single pass or rule of the lint (`--timings`' exclusive times, parse +
               lower left out), named in the table: none may cost more than the bare parse;
-  * `ptxas`   `ptxas -O0` on the same file, for scale (real files only; CPU time, as for the
-              stages; a `.version` newer than this ptxas knows is clamped to the newest it does);
+  * `ptxas`   `ptxas -O0` on the same file, for scale (real files only; CPU time, median of
+              --ptxas-runs runs, as for the stages; a `.version` newer than this ptxas knows is
+              clamped to the newest it does);
 plus peak memory per input line of the `lower` stage, ptxlint's parse + lower (target ≤ 1.2 KB;
 the floor's own memory is not counted) and of `lint` (target ≤ 1.5 KB), and linear scaling on the synthetic file (2× input ≤
 2.1× time).
+
+The runs go round by round, each stage and ptxas once per round, so that a drift in the
+machine's speed moves every median alike rather than the one column measured while it lasted.
 
 Inputs: the largest files of the regression corpus (`scripts/build_corpus.py`) and a synthetic
 1,000,000-line kernel generated into the cache. Usage:
 
     python benchmarks/bench_pipeline.py [--corpus DIR] [--largest N] [--lines N] [--runs N]
                                         [--stages parse,native,lower,lint] [--skip-ptxas]
+                                        [--ptxas-runs N]
 """
 
 from __future__ import annotations
@@ -104,15 +109,17 @@ print(json.dumps({"seconds": usage.ru_utime + usage.ru_stime, "peak_kib": usage.
 """
 
 
-def run_stage(stage: str, path: Path, runs: int) -> dict[str, float]:
-    """The median CPU time of `runs` fresh processes, and the largest peak memory among them."""
-    results = []
-    for _ in range(runs):
-        child = [sys.executable, "-c", _PROGRAM, str(path)] if stage == "cli" else [sys.executable, "-c", _CHILD, stage, str(path)]
-        with tempfile.TemporaryDirectory() as scratch:  # no configuration file or cache of ours applies
-            output = subprocess.run(child, capture_output=True, text=True, check=True, cwd=scratch).stdout
-        results.append(json.loads(output.strip().splitlines()[-1]))
-    results.sort(key=lambda result: result["seconds"])
+def run_once(stage: str, path: Path) -> dict[str, float]:
+    """One fresh process running ``stage`` on ``path``: its CPU time and peak memory."""
+    child = [sys.executable, "-c", _PROGRAM, str(path)] if stage == "cli" else [sys.executable, "-c", _CHILD, stage, str(path)]
+    with tempfile.TemporaryDirectory() as scratch:  # no configuration file or cache of ours applies
+        output = subprocess.run(child, capture_output=True, text=True, check=True, cwd=scratch).stdout
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def summary(results: list[dict[str, float]]) -> dict[str, float]:
+    """The median CPU time of several runs, and the largest peak memory among them."""
+    results = sorted(results, key=lambda result: result["seconds"])
     middle = results[(len(results) - 1) // 2]  # the median run (the lower one of an even count)
     return {
         "seconds": statistics.median(result["seconds"] for result in results),
@@ -121,22 +128,30 @@ def run_stage(stage: str, path: Path, runs: int) -> dict[str, float]:
     }
 
 
-def ptxas_seconds(path: Path) -> float | None:
-    tool = shutil.which("ptxas")
-    if tool is None:
-        return None
-    arch = "sm_90a"
-    with path.open(errors="replace") as handle:
-        for line in handle:
-            if line.startswith(".target"):
-                arch = line.split()[1].rstrip(",")
-                break
-    with tempfile.TemporaryDirectory() as scratch:
+class Ptxas:
+    """`ptxas -O0` on one file, CPU time per run; a `.version` newer than this ptxas knows is
+    clamped to the newest it does (once, into a scratch copy). ``seconds()`` is None when
+    ptxas is missing or rejects the file."""
+
+    def __init__(self, path: Path) -> None:
+        self._tool = shutil.which("ptxas")
+        self._path = path
+        self._scratch = tempfile.TemporaryDirectory()
+        self._arch = "sm_90a"
+        with path.open(errors="replace") as handle:
+            for line in handle:
+                if line.startswith(".target"):
+                    self._arch = line.split()[1].rstrip(",")
+                    break
+
+    def seconds(self) -> float | None:
+        if self._tool is None:
+            return None
         for attempt in range(2):
             # CPU time, like the stages: other load on the machine must not flatter either side.
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             result = subprocess.run(
-                [tool, f"-arch={arch}", "-O0", "-o", os.devnull, str(path)], capture_output=True, text=True
+                [self._tool, f"-arch={self._arch}", "-O0", "-o", os.devnull, str(self._path)], capture_output=True, text=True
             )
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             if result.returncode == 0:
@@ -145,11 +160,11 @@ def ptxas_seconds(path: Path) -> float | None:
             if newest is None or attempt:
                 return None
             # A newer PTX ISA than this ptxas knows (Triton's): assemble it as the newest it does.
-            clamped = Path(scratch) / path.name
-            text = path.read_text(errors="replace")
+            clamped = Path(self._scratch.name) / self._path.name
+            text = self._path.read_text(errors="replace")
             clamped.write_text(re.sub(r"^\.version\s+\S+", f".version {newest.group(1)}", text, count=1, flags=re.M))
-            path = clamped
-    return None
+            self._path = clamped
+        return None
 
 
 def native_built() -> bool:
@@ -218,8 +233,14 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=3, help="runs per stage; the median counts")
     parser.add_argument("--skip-ptxas", action="store_true")
+    parser.add_argument(
+        "--ptxas-runs", type=int, default=None,
+        help="ptxas runs per file, in the first rounds (default: --runs); the median counts",
+    )
     parser.add_argument("--stages", default="parse,native,lower,lint")
     arguments = parser.parse_args()
+    if arguments.ptxas_runs is None:
+        arguments.ptxas_runs = arguments.runs
     stages = arguments.stages.split(",")
     if "native" in stages and not native_built():
         print("(no `native` column: ptxlint was built without its native front end)")
@@ -240,8 +261,23 @@ def main() -> None:
         measured: dict[str, float] = {}
         slowest = ""
         peak = lint_peak = float("nan")
+        synthetic = path in (half, full)
+        ptxas = None if arguments.skip_ptxas or synthetic else Ptxas(path)
+        # Round by round, every stage and ptxas once each: a drift in the machine's speed (a
+        # freshly started host, a neighbour) then shifts every median alike, not one column.
+        runs: dict[str, list[dict[str, float]]] = {stage: [] for stage in stages}
+        ptxas_runs: list[float] = []
+        for round_number in range(arguments.runs):
+            for stage in stages:
+                runs[stage].append(run_once(stage, path))
+            if ptxas is not None and round_number < arguments.ptxas_runs:
+                seconds = ptxas.seconds()
+                if seconds is None:
+                    ptxas = None
+                else:
+                    ptxas_runs.append(seconds)
         for stage in stages:
-            result = run_stage(stage, path, arguments.runs)
+            result = summary(runs[stage])
             measured[stage] = result["seconds"]
             if stage == "lower":  # the memory target is ptxlint's parse + lower, not the floor's
                 peak = result["peak_kib"]
@@ -252,12 +288,11 @@ def main() -> None:
             row += f" {result['seconds']:9.2f} {lines / result['seconds'] / 1000:9.1f}"
         times[path] = measured
         ratio = measured["lower"] / measured["parse"] if "lower" in measured and "parse" in measured else float("nan")
-        synthetic = path in (half, full)
-        ptxas = None if arguments.skip_ptxas or synthetic else ptxas_seconds(path)
-        versus = ptxas / measured["lint"] if ptxas is not None and "lint" in measured else float("nan")
-        row += f" {ratio:11.2f} {peak * 1024 / lines:7.0f} {lint_peak * 1024 / lines:8.0f} {ptxas if ptxas is not None else float('nan'):8.2f} {versus:10.2f}"
+        assembled = statistics.median(ptxas_runs) if ptxas is not None and ptxas_runs else float("nan")
+        versus = assembled / measured["lint"] if "lint" in measured else float("nan")
+        row += f" {ratio:11.2f} {peak * 1024 / lines:7.0f} {lint_peak * 1024 / lines:8.0f} {assembled:8.2f} {versus:10.2f}"
         if "cli" in measured and "parse" in measured:
-            row += f" {measured['cli'] / measured['parse']:9.2f} {(ptxas or float('nan')) / measured['cli']:9.2f}"
+            row += f" {measured['cli'] / measured['parse']:9.2f} {assembled / measured['cli']:9.2f}"
         if "passes" in measured and "parse" in measured:
             row += f" {measured['passes'] / measured['parse']:10.2f} {slowest}"
         print(row, flush=True)
