@@ -34,6 +34,34 @@ def callee_name(instruction: ir.Instruction) -> str | None:
     return None
 
 
+def call_arguments(instruction: ir.Instruction) -> tuple[ir.Operand, ...]:
+    """What a `call` passes: the elements of its argument list (the first list among its
+    sources; `()` without one)."""
+    for operand in instruction.sources:
+        if type(operand) is ir.ArgumentList:
+            return operand.elements
+    return ()
+
+
+def call_results(instruction: ir.Instruction) -> tuple[ir.Operand, ...]:
+    """What a `call` writes: the elements of its return list."""
+    found: list[ir.Operand] = []
+    for operand in instruction.destinations:
+        found.extend(operand.elements if type(operand) is ir.ArgumentList else (operand,))
+    return tuple(found)
+
+
+def parameter_store(instruction: ir.Instruction) -> tuple[str, int] | None:
+    """The `.param` variable a `st.param` writes (an argument or a return value of a call
+    sequence) and the byte offset in it; None for any other instruction."""
+    if instruction.opcode.base != "st" or not instruction.opcode.has("param") or not instruction.operands:
+        return None
+    target = instruction.operands[0]
+    if type(target) is not ir.Address or type(target.base) is not ir.Symbol:
+        return None
+    return target.base.name, target.offset
+
+
 class CallGraph:
     def __init__(self, module: ir.Module) -> None:
         self.module = module

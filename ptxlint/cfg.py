@@ -67,6 +67,16 @@ class Block:
         return range(self.start, self.end)
 
 
+@record(slots=True)
+class NaturalLoops:
+    """The natural loops of a graph: each header's body; whether every retreating edge closes
+    one (``reducible``) and whether the search found them all (``complete``)."""
+
+    bodies: dict[int, frozenset[int]]
+    reducible: bool
+    complete: bool
+
+
 class ControlFlowGraph:
     """The CFG of one function. Build it with :func:`build`."""
 
@@ -175,22 +185,24 @@ class ControlFlowGraph:
         )
 
     @cached_property
-    def sole_exit_loops(self) -> dict[tuple[int, int], int]:
-        """The loops that can be left only one way, as {exit edge: loop header}. A loop is the
-        natural loop of a header (every block that reaches one of its back edges without passing
-        the header); it qualifies when exactly one edge leaves it and none goes to the function's
-        end. Every thread that enters such a loop leaves it by that edge, or never leaves: the
-        spin loops around `mbarrier.try_wait` are the common case. The search stops after
-        visiting twenty times as many blocks as the function has (deeply nested loops)."""
-        headers: dict[int, list[int]] = {}
+    def natural_loops(self) -> NaturalLoops:
+        """The natural loop of each header (every block that reaches one of its back edges
+        without passing the header; a header's loops are one loop), for the back edges whose
+        target dominates their source. The search stops after visiting twenty times as many
+        blocks as the function has (deeply nested loops): the loop it was in and those after it
+        are left out, and ``complete`` says so."""
+        latches: dict[int, list[int]] = {}
+        reducible = True
         for source, header in self.back_edges:
             if self.dominates(header, source):
-                headers.setdefault(header, []).append(source)
+                latches.setdefault(header, []).append(source)
+            else:
+                reducible = False
         budget = 20 * len(self.blocks) + 64
-        found: dict[tuple[int, int], int] = {}
-        for header, latches in headers.items():
+        bodies: dict[int, frozenset[int]] = {}
+        for header, sources in latches.items():
             body = {header}
-            pending = [latch for latch in latches if latch != header]
+            pending = [source for source in sources if source != header]
             while pending and budget > 0:
                 node = pending.pop()
                 budget -= 1
@@ -198,7 +210,18 @@ class ControlFlowGraph:
                     body.add(node)
                     pending.extend(self.predecessors(node))
             if budget <= 0:
-                break
+                return NaturalLoops(bodies, reducible, False)
+            bodies[header] = frozenset(body)
+        return NaturalLoops(bodies, reducible, True)
+
+    @cached_property
+    def sole_exit_loops(self) -> dict[tuple[int, int], int]:
+        """The loops that can be left only one way, as {exit edge: loop header}: a natural loop
+        (:attr:`natural_loops`) qualifies when exactly one edge leaves it and none goes to the
+        function's end. Every thread that enters such a loop leaves it by that edge, or never
+        leaves: the spin loops around `mbarrier.try_wait` are the common case."""
+        found: dict[tuple[int, int], int] = {}
+        for header, body in self.natural_loops.bodies.items():
             leaving = [(node, successor) for node in body for successor in self.successors(node) if successor not in body]
             if len(leaving) == 1 and leaving[0][1] != self.exit:
                 found[leaving[0]] = header
@@ -229,32 +252,16 @@ class ControlFlowGraph:
 
     @cached_property
     def _innermost_loops(self) -> dict[int, frozenset[int]] | None:
-        """Per block inside a natural loop, the body of the innermost one (the loops of one
-        header are one loop); None when the graph is irreducible (a retreating edge whose target
-        does not dominate its source) or its loops nest deeper than the search allows."""
-        latches: dict[int, list[int]] = {}
-        for source, header in self.back_edges:
-            if not self.dominates(header, source):
-                return None
-            latches.setdefault(header, []).append(source)
-        budget = 20 * len(self.blocks) + 64
-        bodies: list[frozenset[int]] = []
-        for header, sources in latches.items():
-            body = {header}
-            pending = [source for source in sources if source != header]
-            while pending:
-                budget -= 1
-                if budget < 0:
-                    return None
-                block = pending.pop()
-                if block not in body:
-                    body.add(block)
-                    pending.extend(self.predecessors(block))
-            bodies.append(frozenset(body))
+        """Per block inside a natural loop, the body of the innermost one; None when the graph is
+        irreducible (a retreating edge whose target does not dominate its source) or its loops
+        nest deeper than :attr:`natural_loops` searches."""
+        loops = self.natural_loops
+        if not (loops.reducible and loops.complete):
+            return None
         innermost: dict[int, frozenset[int]] = {}
         # Natural loops of distinct headers nest or are disjoint: the smaller body, written
         # last, is the inner one.
-        for body in sorted(bodies, key=len, reverse=True):
+        for body in sorted(loops.bodies.values(), key=len, reverse=True):
             for block in body:
                 innermost[block] = body
         return innermost

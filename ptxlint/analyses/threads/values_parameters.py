@@ -17,7 +17,8 @@ from typing import Iterable
 from ptxlint.analyses.registers import Registers
 from ptxlint.analyses.threads.values_lattice import TensorAddress, add_values
 from ptxlint.cfg import ControlFlowGraph
-from ptxlint.ir import Address, ArgumentList, Function, Immediate, Instruction, Operand, Register, Symbol
+from ptxlint import callgraph
+from ptxlint.ir import Address, Function, Immediate, Instruction, Operand, Register, Symbol
 from ptxlint.records import record
 
 # Registers followed back from an operand to the parameter it was loaded from (nvcc needs one or
@@ -125,22 +126,11 @@ def _word_sized(instruction: Instruction) -> bool:
 
 
 def _stores_parameter(instruction: Instruction) -> str | None:
-    """The `.param` variable a `st.param` writes (at offset 0), or None."""
-    if instruction.opcode.base != "st" or not instruction.opcode.has("param") or not instruction.operands:
-        return None
-    target = instruction.operands[0]
-    if type(target) is Address and type(target.base) is Symbol and target.offset == 0:
-        return target.base.name
-    return None
+    """The `.param` variable a `st.param` writes at offset 0 (a whole argument), or None."""
+    stored = callgraph.parameter_store(instruction)
+    return stored[0] if stored is not None and stored[1] == 0 else None
 
 
 def _argument_names(call: Instruction) -> list[str | None]:
     """The `.param` variables a `call` passes, in order (None for an argument that is not one)."""
-    seen_callee = False
-    for operand in call.operands:
-        if type(operand) is ArgumentList:
-            if seen_callee:
-                return [element.name if type(element) is Symbol else None for element in operand.elements]
-            continue
-        seen_callee = True
-    return []
+    return [element.name if type(element) is Symbol else None for element in callgraph.call_arguments(call)]

@@ -16,7 +16,7 @@ from ptxlint.analyses.uniformity.lattice import (
     UNIFORM, Argument, Divergence, Fields, Origin, State, Value, argument_value, at_least, control_origin, join,
     join_arguments,
 )
-from ptxlint.callgraph import callee_name
+from ptxlint.callgraph import call_arguments, call_results, callee_name, parameter_store
 from ptxlint.source import Span
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ class Parameters:
         if known is None or position >= len(known):
             return self._unknown(span, name)
         argument = known[position]
-        return argument.read(offset, size) if type(argument) is Fields else argument  # type: ignore[return-value]  # narrowed by type()
+        return argument.read(offset, size) if isinstance(argument, Fields) else argument
 
     @staticmethod
     def _unknown(span: Span, name: str) -> Value:
@@ -98,21 +98,21 @@ class CallSites:
         """`st.param [name+offset], value`: call arguments and the return value travel through
         `.param` variables; track them like registers written more than once. What the driver
         reads (arguments, the value returned) is collected while ``recording``."""
-        target = instruction.operands[0] if instruction.operands else None
-        if type(target) is not ir.Address or type(target.base) is not ir.Symbol or len(instruction.operands) < 2:
+        stored = parameter_store(instruction)
+        if stored is None or len(instruction.operands) < 2:
             return state
+        name, offset = stored
         data = self._data
         data_value = data.data_value(instruction.operands[1], instruction, state)
         value = data.operand_value(instruction.operands[1], instruction, state)
         if execution is not None and value.level < execution.level:  # else the raise changes nothing
             value = at_least(value, execution.level, control_origin(execution))
-        name = target.base.name
         if recording:
-            self._argument_data.setdefault(name, {})[target.offset] = data_value
+            self._argument_data.setdefault(name, {})[offset] = data_value
             if not self._is_kernel and name in self._return_names:
                 self._returned = join(self._returned, value)
         key = "param:" + name
-        if target.offset:  # a later field of an aggregate: a weak update
+        if offset:  # a later field of an aggregate: a weak update
             value = join(state.values.get(key, UNIFORM), value)
         current = state.values.get(key)
         if current is value or current == value:
@@ -128,13 +128,11 @@ class CallSites:
         if value is None:
             value = self._results.varying(index, f"the result of calling `{callee or 'an indirect target'}` may differ between threads", instruction.opcode_span)
         results = []
-        for operand in instruction.destinations:
-            elements = operand.elements if type(operand) is ir.ArgumentList else (operand,)
-            for element in elements:
-                if type(element) is ir.Register:
-                    results.append((element, value))
-                elif type(element) is ir.Symbol:
-                    results.append((ir.Register("param:" + element.name, element.span), value))
+        for element in call_results(instruction):
+            if type(element) is ir.Register:
+                results.append((element, value))
+            elif type(element) is ir.Symbol:
+                results.append((ir.Register("param:" + element.name, element.span), value))
         return results
 
     def record_arguments(self, instruction: ir.Instruction, state: State) -> None:
@@ -142,11 +140,11 @@ class CallSites:
         callee = callee_name(instruction)
         if callee is None:
             return
-        lists = [operand for operand in instruction.sources if type(operand) is ir.ArgumentList]
-        if not lists:
+        passed = call_arguments(instruction)
+        if not passed:
             return
         values: list[Argument] = []
-        for argument in lists[0].elements:
+        for argument in passed:
             value: Argument
             if type(argument) is ir.Symbol:
                 fields = self._argument_data.get(argument.name)

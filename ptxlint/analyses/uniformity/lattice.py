@@ -97,11 +97,9 @@ class Fields:
     def read(self, offset: int, size: int | None) -> Value:
         """What reading ``size`` bytes at ``offset`` sees: the fields stored in that range
         (their join), or every field when the size is unknown or none starts there."""
-        if size is None:
+        if size is None or all(start != offset for start, _ in self.by_offset):
             return self.whole()
         inside = [value for start, value in self.by_offset if offset <= start < offset + size]
-        if not inside or all(start != offset for start, _ in self.by_offset):
-            return self.whole()
         result = inside[0]
         for value in inside[1:]:
             result = join(result, value)
@@ -131,7 +129,7 @@ def join_arguments(first: Argument, second: Argument) -> Argument:
 
 def argument_value(argument: Argument) -> Value:
     """The argument as one value (every field joined)."""
-    return argument.whole() if type(argument) is Fields else argument  # type: ignore[return-value]  # narrowed by type()
+    return argument.whole() if isinstance(argument, Fields) else argument
 
 
 # ----------------------------------------------------------------------------- divergence

@@ -21,7 +21,7 @@ from ptxlint import ir
 from ptxlint.analyses.registers import Registers
 from ptxlint.analyses.uniformity.branches import BranchInfo
 from ptxlint.analyses.uniformity.kinds import CALL, EXIT, LOAD, LOCAL_KEY, STORE_LOCAL, STORE_PARAMETER
-from ptxlint.callgraph import callee_name
+from ptxlint.callgraph import call_arguments, call_results, callee_name, parameter_store
 from ptxlint.isa.aligned import Collective
 from ptxlint.records import record
 
@@ -81,7 +81,7 @@ class FunctionShape:
         self.return_stores: list[int] = []
         for index, kind in enumerate(kinds):
             if kind == STORE_PARAMETER:
-                target = _stored_variable(instructions[index])
+                target = parameter_store(instructions[index])
                 if target is not None:
                     name, offset = target
                     self._add_writer(name, index, whole=offset == 0)
@@ -89,11 +89,9 @@ class FunctionShape:
                         self.return_stores.append(index)
             elif kind == CALL:
                 self.calls.append(index)
-                for operand in instructions[index].destinations:
-                    elements = operand.elements if type(operand) is ir.ArgumentList else (operand,)
-                    for element in elements:
-                        if type(element) is ir.Symbol:
-                            self._add_writer(element.name, index, whole=True)
+                for element in call_results(instructions[index]):
+                    if type(element) is ir.Symbol:
+                        self._add_writer(element.name, index, whole=True)
 
     def _add_writer(self, name: str, index: int, whole: bool) -> None:
         self.parameter_writers.setdefault(name, {}).setdefault(self.graph.block_of(index), []).append(index)
@@ -124,14 +122,6 @@ class FunctionShape:
         return [writer for writers in by_block.values() for writer in writers]
 
 
-def _stored_variable(instruction: ir.Instruction) -> tuple[str, int] | None:
-    """The `.param` variable a `st.param` writes, with the offset: None for another target."""
-    target = instruction.operands[0] if instruction.operands else None
-    if type(target) is not ir.Address or type(target.base) is not ir.Symbol:
-        return None
-    return target.base.name, target.offset
-
-
 def _loaded_variable(instruction: ir.Instruction) -> str | None:
     """The `.param` variable a `ld.param` reads: None for any other load."""
     if not instruction.opcode.has("param"):
@@ -142,25 +132,19 @@ def _loaded_variable(instruction: ir.Instruction) -> str | None:
     return None
 
 
-def function_slice(shape: FunctionShape, collectives: dict[int, Collective], needs: CallNeeds | None) -> Relevance:
-    """The slice of one function given what its callers and callees ask (None: every call and
-    every `.param` store, as before the slice crossed calls: what a function no caller in the
-    module analyses gets). The collectives and exits are always in it; a branch is kept when its
-    influence region (the blocks its paths pass before they meet again) holds an instruction of
-    the slice, or when it sends threads to an exit or a trap: only then can whether it splits the
-    threads change a fact. The others are left out with the slices of their conditions."""
+def function_slice(shape: FunctionShape, collectives: dict[int, Collective], needs: CallNeeds) -> Relevance:
+    """The slice of one function given what its callers and callees ask. The collectives and
+    exits are always in it; a branch is kept when its influence region (the blocks its paths pass
+    before they meet again) holds an instruction of the slice, or when it sends threads to an exit
+    or a trap: only then can whether it splits the threads change a fact. The others are left out
+    with the slices of their conditions."""
     kinds = shape.kinds
     graph = shape.graph
-    if needs is None:
-        seeds = [index for index, kind in enumerate(kinds) if kind in (EXIT, CALL, STORE_PARAMETER)]
-        arguments: Mapping[int, frozenset[int] | None] = {index: None for index in shape.calls}
-    else:
-        calls = needs.executed_calls | needs.argument_positions.keys()
-        seeds = [index for index, kind in enumerate(kinds) if kind == EXIT]
-        seeds.extend(sorted(calls))
-        if needs.returns_read:
-            seeds.extend(shape.return_stores)
-        arguments = needs.argument_positions
+    seeds = [index for index, kind in enumerate(kinds) if kind == EXIT]
+    seeds.extend(sorted(needs.executed_calls | needs.argument_positions.keys()))
+    if needs.returns_read:
+        seeds.extend(shape.return_stores)
+    arguments = needs.argument_positions
     # Only the blocks from which a recorded fact can be reached are solved: nothing after the
     # last of them starts a chain.
     recorded = set(collectives) | {index for index in seeds if kinds[index] in (CALL, STORE_PARAMETER)}
@@ -309,11 +293,8 @@ class _DefUseChains:
         if index not in self._arguments:
             return []
         positions = self._arguments[index]
-        lists = [operand for operand in instruction.sources if type(operand) is ir.ArgumentList]
-        if not lists:
-            return []
         found: list[int] = []
-        for position, argument in enumerate(lists[0].elements):
+        for position, argument in enumerate(call_arguments(instruction)):
             if type(argument) is ir.Symbol and (positions is None or position in positions):
                 found.extend(self._shape.reaching_writers(argument.name, index))
         return found

@@ -43,6 +43,7 @@ from ptxlint.analyses.uniformity.kinds import (
     WARP_RESULT,
 )
 from ptxlint.analyses.uniformity.thread_index import ThreadIndexArithmetic, integer_only
+from ptxlint.isa.types import access_bytes
 from ptxlint.isa.barriers import cta_barrier_of
 from ptxlint.source import Span
 
@@ -209,7 +210,7 @@ class ResultValues:
             return self._data.sources_value(instruction, state)
         if any(modifier.startswith("param") for modifier in modifiers) and type(address.base) is ir.Symbol:
             name = address.base.name
-            parameter = self._parameters.loaded(name, address.base.span, address.offset, _access_bytes(modifiers))
+            parameter = self._parameters.loaded(name, address.base.span, address.offset, access_bytes(modifiers))
             if parameter is not None:
                 return parameter
             return state.values.get("param:" + name, UNIFORM)
@@ -256,14 +257,3 @@ class ResultValues:
         value = self._data.operand_value(left, instruction, state)
         exact = len(instruction.destinations) == 1
         return self._thread_index.compare(instruction.opcode.modifiers, value, constant, swapped, fallback, exact)
-
-
-def _access_bytes(modifiers: tuple[str, ...]) -> int | None:
-    """How many bytes a load of these modifiers reads (`v2.b32`: 8); None when no type says."""
-    count, width = 1, None
-    for modifier in modifiers:
-        if modifier in ("v2", "v4", "v8"):
-            count = int(modifier[1:])
-        elif modifier[:1] in ("b", "s", "u", "f") and modifier[1:].isdigit():
-            width = int(modifier[1:])
-    return None if width is None else count * max(width // 8, 1)
