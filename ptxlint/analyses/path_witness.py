@@ -28,8 +28,8 @@ class WitnessPath:
 @record(slots=True)
 class BranchStep:
     """One conditional branch on a witness path: where it is, what it tests (`predicate`, the
-    register's name as written, `negated` for `@!p`), whether it was taken and loops back, and whether it decides the path
-    (going the other way would not reach the bug, or it loops back)."""
+    register's name as written, `negated` for `@!p`), whether it was taken and loops back, and
+    whether it decides the path (going the other way would not reach the bug, or it loops back)."""
 
     span: Span
     predicate: str
