@@ -30,13 +30,17 @@ never run code), written atomically: a temporary file renamed into place.
 
 from __future__ import annotations
 
-import hashlib
-import os
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 from ptxlint import __version__
+
+try:  # CPython's own BLAKE2, without the OpenSSL library `import hashlib` loads: a few ms of every start-up
+    from _blake2 import blake2b
+except ImportError:  # an interpreter that has BLAKE2 only through hashlib
+    from hashlib import blake2b
 
 if TYPE_CHECKING:
     from ptxlint.diagnostics import Diagnostic, Label, SourceFrame
@@ -66,7 +70,7 @@ def code_digest() -> str:
     counts for the small files a pre-commit hook lints."""
     global _code_digest
     if _code_digest is None:
-        digest = hashlib.blake2b(__version__.encode(), digest_size=16)
+        digest = blake2b(__version__.encode(), digest_size=16)
         package = Path(__file__).resolve().parent
         for folder, subfolders, files in os.walk(package):
             subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
@@ -81,7 +85,7 @@ def code_digest() -> str:
 
 def key(*parts: bytes | str) -> str:
     """A digest of ``parts``, each delimited by its length (no two part lists share a key)."""
-    digest = hashlib.blake2b(_FORMAT, digest_size=20)
+    digest = blake2b(_FORMAT, digest_size=20)
     for part in parts:
         data = part.encode("utf-8", "surrogateescape") if isinstance(part, str) else part
         digest.update(len(data).to_bytes(8, "little"))
@@ -93,7 +97,7 @@ def file_digest(path: str) -> str | None:
     """The digest of a file's contents, or None when it cannot be read."""
     try:
         with open(path, "rb") as handle:
-            return hashlib.blake2b(handle.read(), digest_size=16).hexdigest()
+            return blake2b(handle.read(), digest_size=16).hexdigest()
     except OSError:
         return None
 

@@ -85,6 +85,8 @@ class FileConfig:
 
 @record
 class CommandLineSelection:
+    """The rule selection given on the command line: it replaces (`select`) or adds to the configured one."""
+
     select: tuple[str, ...] | None = None
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()

@@ -44,6 +44,8 @@ def record(
     def declare(cls: Class) -> Class:
         own = set(cls.__dict__)  # what the body defines: kept, as a dataclass keeps it
         explicit_hash = "__hash__" in own and not (cls.__dict__["__hash__"] is None and "__eq__" in own)
+        if not cls.__doc__:  # else dataclasses writes one from inspect.signature: a tokenizer regex compiled at start-up
+            cls.__doc__ = f"{cls.__name__}({', '.join(cls.__dict__.get('__annotations__', ()))})"
         cls = dataclasses.dataclass(cls, init=False, repr=False, eq=False, slots=slots, weakref_slot=weakref_slot)  # fields, slots, match args
         fields = dataclasses.fields(cls)
         compared = _getter(tuple(field.name for field in fields if field.compare))

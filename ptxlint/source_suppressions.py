@@ -132,6 +132,8 @@ def _comments_of(path: str, mtime_ns: int, size: int) -> tuple[SourceFile, tuple
 
 @record(frozen=False)
 class Outcome:
+    """What suppression comments left of a file's findings, and which comments were used."""
+
     kept: list[Diagnostic]
     suppressed: int
     used: set[tuple[int, int, int]]  # (file position in the list, comment index, entry index or -1)
