@@ -55,7 +55,11 @@ one-dimensional blocks or x extents that are multiples of 32: set `assume-1d-blo
 kernels launched with other shapes, or state the shape with `.reqntid`. Under the same
 assumption blocks are made of whole warps, so `%ntid.x` is taken to be a multiple of 32: that is
 what makes the global warp index `(%ctaid.x * %ntid.x + %tid.x) / 32` warp-uniform (a partial
-last warp would break every warp collective anyway). Loads from a uniform address are taken to be
+last warp would break every warp collective anyway). It also means that no warp spans two rows of
+the block: `%tid.y` and `%tid.z` are warp-uniform (`if (threadIdx.y == 0)` in a `dim3(32, 4)`
+block picks whole warps), and the linear thread index `%tid.y * %ntid.x + %tid.x` (cooperative
+groups' `thread_rank()`) is 32 × warp + lane like `%tid.x` in one dimension. With `.reqntid`, the
+shape it gives decides instead (rows of 16 threads split warps). Loads from a uniform address are taken to be
 uniform, as LLVM does. A collective reached after some threads exited (a guarded `exit`, or a
 branch to one) is PTX104, not this rule.
 

@@ -57,14 +57,17 @@ LEVELS_BY_SHORT_NAME = {name: level for level, name in _SHORT_NAMES.items()}
 @record(slots=True)
 class TidBits:
     """The value ``(((%tid.x >> low) mod 2**(high - low)) << position) + offset + U``, where
-    ``high`` None means the field runs to the top of the word, and U is an unknown CTA-uniform
-    multiple of ``2**unknown`` (no such term when ``unknown`` is None): `ctaid * ntid + tid`."""
+    ``high`` None means the field runs to the top of the word, and U is an unknown multiple of
+    ``2**unknown`` (no such term when ``unknown`` is None), uniform at ``unknown_level``:
+    CTA-uniform in `ctaid * ntid + tid`, warp-uniform in the linear thread index
+    `tid.y * ntid.x + tid.x` (its low bits are still the lane, its high bits the warp)."""
 
     low: int
     high: int | None
     position: int
     offset: int = 0
     unknown: int | None = None
+    unknown_level: Level = Level.CTA
 
     @property
     def width(self) -> int:
@@ -168,10 +171,10 @@ class LaneModel:
             self.x_bound = _MAX_BLOCK_X
 
     def level_of_bits(self, bits: TidBits) -> Level:
-        """The level of a value that depends only on `%tid.x` bits from ``bits.low`` up."""
-        if self.is_zero(bits):
-            return Level.CTA
-        return self.level_of_group_bits(bits.low)
+        """The level of a value that depends only on `%tid.x` bits from ``bits.low`` up, and on
+        its addend."""
+        level = Level.CTA if self.is_zero(bits) else self.level_of_group_bits(bits.low)
+        return level if bits.unknown is None else max(level, bits.unknown_level)
 
     def is_zero(self, bits: TidBits) -> bool:
         """Whether the field is 0 in every thread (empty, or above the highest `%tid.x` bit), so
@@ -225,19 +228,20 @@ def shift_right(bits: TidBits, amount: int) -> TidBits | None:
     ``addend_alignment``); None when nothing is left (the value is 0)."""
     offset = bits.offset >> amount
     unknown = None if bits.unknown is None else bits.unknown - amount
+    level = bits.unknown_level
     if amount <= bits.position:
-        return TidBits(bits.low, bits.high, bits.position - amount, offset, unknown)
+        return TidBits(bits.low, bits.high, bits.position - amount, offset, unknown, level)
     low = bits.low + amount - bits.position
     if bits.high is not None and low >= bits.high:
         if offset == 0 and unknown is None:
             return None
-        return TidBits(0, 0, 0, offset, unknown)  # an empty field: only the addend is left
-    return TidBits(low, bits.high, 0, offset, unknown)
+        return TidBits(0, 0, 0, offset, unknown, level)  # an empty field: only the addend is left
+    return TidBits(low, bits.high, 0, offset, unknown, level)
 
 
 def shift_left(bits: TidBits, amount: int) -> TidBits:
     unknown = None if bits.unknown is None else bits.unknown + amount
-    return TidBits(bits.low, bits.high, bits.position + amount, bits.offset << amount, unknown)
+    return TidBits(bits.low, bits.high, bits.position + amount, bits.offset << amount, unknown, bits.unknown_level)
 
 
 def mask(bits: TidBits, value: int) -> tuple[TidBits | None, int | None]:
@@ -260,8 +264,8 @@ def mask(bits: TidBits, value: int) -> tuple[TidBits | None, int | None]:
             return None, min(lowest, carry_from)
         field, lowest = mask(bits.field_only(), value)
         if field is None:
-            return TidBits(0, 0, 0, bits.offset & value, bits.unknown), lowest
-        return TidBits(field.low, field.high, field.position, bits.offset & value, bits.unknown), lowest
+            return TidBits(0, 0, 0, bits.offset & value, bits.unknown, bits.unknown_level), lowest
+        return TidBits(field.low, field.high, field.position, bits.offset & value, bits.unknown, bits.unknown_level), lowest
     field = ((1 << min(bits.width, _WORD_BITS)) - 1) << bits.position
     kept = value & field
     if kept == 0:
@@ -333,6 +337,8 @@ def dependence_of(form: Form | None, tid_bits: int) -> TidDependence | None:
     if type(form) is TidDependence:
         return form
     if type(form) is TidBits:
+        if form.unknown is not None and form.unknown_level != Level.CTA:
+            return None  # a warp-uniform addend is no function of `%tid.x` bits this can name
         top = tid_bits if form.high is None else min(form.high, tid_bits)
         bits = [0] * form.position
         bits.extend(1 << tid_bit for tid_bit in range(form.low, top))

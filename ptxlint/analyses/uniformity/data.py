@@ -342,8 +342,13 @@ class DataTransfer:
         if component == "x":
             return Value(self._lanes.level_of_bits(TID_X), TID_X, origin)
         shape = self._lanes.shape
-        if shape.one_dimensional and not shape.assumed:
-            return UNIFORM  # y = z = 1: the component is 0
+        if shape.one_dimensional:
+            if not shape.assumed:
+                return UNIFORM  # y = z = 1: the component is 0
+            # The assumption is a one-dimensional block or an x extent that is a multiple of 32
+            # (PTX101's Exceptions): either way no warp spans two rows, so the component is the
+            # same in every thread of a warp (`if (threadIdx.y == 0)` picks whole warps).
+            return Value(Level.WARP, None, Origin(operand.span, f"`{operand.name}` varies between warps"))
         row = shape.x if component == "y" else (shape.x * shape.y if shape.x and shape.y else None)
         if row is None:
             return Value(Level.THREAD, None, origin)

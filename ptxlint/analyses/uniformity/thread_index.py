@@ -18,6 +18,7 @@ from ptxlint.analyses.threads.tid_fields import (
     Constant,
     LaneModel,
     Level,
+    Multiple,
     TidBits,
     TidDependence,
     TidSet,
@@ -174,11 +175,13 @@ class ThreadIndexArithmetic:
         constant = constant_of(values[1]) if len(values) == 2 else None
         if base == "shl" and constant is not None and constant >= _REGISTER_BITS:
             return _ZERO  # PTX clamps the shift to the register's width: nothing is left
-        if constant is None or first.bits is None:
+        if constant is None:
             return None
-        if type(first.bits) is not TidBits:
-            return self._uniform_arithmetic(base, first, constant)
-        return self._bits_value(base, opcode, first.bits, constant, first)
+        if type(first.bits) is TidBits:
+            return self._bits_value(base, opcode, first.bits, constant, first)
+        if first.bits is None and first.level in (Level.CTA, Level.THREAD):
+            return None
+        return self._uniform_arithmetic(base, first, constant)
 
     def _dependence(self, opcode: ir.Opcode, values: list[Value]) -> Value | None:
         """Bitwise arithmetic on `%tid.x` fields that no single field describes, as the
@@ -223,8 +226,9 @@ class ThreadIndexArithmetic:
         return at_most(Value(varying.level, result, varying.origin), self.lanes.level_of_dependence(result))
 
     def _add(self, base: str, first: Value, second: Value) -> Value | None:
-        """`a + b`: a field plus a uniform addend stays a field (`ctaid * ntid + tid`); `or` and
-        `xor` only with 0, `sub` only of a uniform value from a field."""
+        """`a + b`: a field plus a uniform addend stays a field (`ctaid * ntid + tid`; a
+        warp-uniform multiple of 32 in `tid.y * ntid.x + tid.x`); `or` and `xor` only with 0,
+        `sub` only of a uniform value from a field."""
         if base != "add" and base != "sub":
             if constant_of(second) == 0:
                 return first
@@ -233,16 +237,17 @@ class ThreadIndexArithmetic:
         if type(first.bits) is not TidBits and type(second.bits) is TidBits and base == "add":
             first, second = second, first
         if type(first.bits) is TidBits:
-            if second.level != Level.CTA:
+            if second.level == Level.THREAD:
                 return None
             bits = first.bits
             constant = constant_of(second)
             if constant is not None:
-                bits = TidBits(bits.low, bits.high, bits.position, bits.offset + sign * constant, bits.unknown)
+                bits = TidBits(bits.low, bits.high, bits.position, bits.offset + sign * constant, bits.unknown, bits.unknown_level)
             else:
                 alignment = alignment_of(second.bits)
                 unknown = alignment if bits.unknown is None else min(bits.unknown, alignment)
-                bits = TidBits(bits.low, bits.high, bits.position, bits.offset, unknown)
+                level = second.level if bits.unknown is None else max(bits.unknown_level, second.level)
+                bits = TidBits(bits.low, bits.high, bits.position, bits.offset, unknown, level)
             return Value(first.level, bits, first.origin)
         if first.level != Level.CTA or second.level != Level.CTA:
             return None
@@ -258,15 +263,25 @@ class ThreadIndexArithmetic:
         if type(first.bits) is TidBits:
             shift = power_of_two(constant) if constant is not None else None
             return None if shift is None else self._field_value(shift_left(first.bits, shift), first)
-        if first.level != Level.CTA or second.level != Level.CTA:
+        if first.level == Level.THREAD or second.level == Level.THREAD or type(second.bits) is TidBits:
             return None
+        if first.level != Level.CTA or second.level != Level.CTA:
+            # A warp-uniform row times a multiple of 32 (`tid.y * ntid.x`) stays one.
+            alignment = alignment_of(first.bits) + alignment_of(second.bits)
+            varying = first if first.level >= second.level else second
+            return Value(varying.level, Multiple(alignment), varying.origin) if alignment else None
         first_constant = constant_of(first)
         if first_constant is not None and constant is not None:
             return Value(Level.CTA, Constant(first_constant * constant))
         return multiple_of(alignment_of(first.bits) + alignment_of(second.bits))
 
     def _uniform_arithmetic(self, base: str, first: Value, constant: int) -> Value | None:
-        """Shifts and masks of constants and aligned uniform values."""
+        """Shifts and masks of constants and aligned uniform values (a value uniform only over
+        warps keeps its level: a shift left only adds to its alignment)."""
+        if first.level != Level.CTA:
+            if base != "shl" or not 0 <= constant < _REGISTER_BITS:
+                return None
+            return Value(first.level, Multiple(alignment_of(first.bits) + constant), first.origin)
         value = constant_of(first)
         if base == "shl" and constant >= 0:
             if value is None:
@@ -303,6 +318,8 @@ class ThreadIndexArithmetic:
         if self.lanes.is_zero(bits):
             if bits.unknown is None:
                 return Value(Level.CTA, Constant(bits.offset))
+            if bits.unknown_level != Level.CTA:  # only the addend is left, at its own level
+                return Value(bits.unknown_level, Multiple(bits.addend_alignment) if bits.addend_alignment else None, first.origin)
             return multiple_of(bits.addend_alignment)
         return at_most(Value(first.level, bits, first.origin), self.lanes.level_of_bits(bits))
 
@@ -310,10 +327,25 @@ class ThreadIndexArithmetic:
         unsigned = opcode.has("u32") or opcode.has("u64") or opcode.has("b32") or opcode.has("b64")
         handled, new_bits, lowest = field_operation(bits, base, constant, unsigned)
         if not handled:
-            return None
+            return self._shifted_past_addend(base, bits, constant, unsigned, first)
         if new_bits is None and lowest is not None:
-            return at_most(without_bits(first), self.lanes.level_of_bits(TidBits(lowest, None, 0)))
+            depends_on = TidBits(lowest, None, 0, 0, bits.unknown, bits.unknown_level)  # the addend too
+            return at_most(without_bits(first), self.lanes.level_of_bits(depends_on))
         return self._field_value(new_bits, first)
+
+    def _shifted_past_addend(self, base: str, bits: TidBits, constant: int, unsigned: bool, first: Value) -> Value | None:
+        """A field plus an addend shifted right past the addend's alignment (`(tid.y * ntid.x +
+        tid.x) >> 7`): no longer a field, but the addend has no bits below its alignment, so
+        nothing carries up from there: the result depends on the field from that bit up and on
+        the addend, and is as uniform as both."""
+        amount = constant if base == "shr" else power_of_two(constant) if base == "div" and unsigned else None
+        if amount is None or amount < 0 or bits.plain:
+            return None
+        from_bit = bits.low + max(0, bits.addend_alignment - bits.position)
+        level = self.lanes.level_of_group_bits(from_bit)
+        if bits.unknown is not None:
+            level = max(level, bits.unknown_level)
+        return at_most(without_bits(first), level)
 
     def tid_set_value(self, mask: int, fallback: Value) -> Value:
         """A predicate true in exactly the threads of ``mask``, at the level its shape allows."""

@@ -1,0 +1,100 @@
+"""The uniformity arithmetic of two- and three-dimensional blocks, checked against every thread of
+blocks the default assumption allows (one dimension, or an x extent that is a multiple of 32):
+each level it claims for a value computed from `%tid.y`, `%tid.z` and the linear thread index
+holds in every warp, warpgroup or CTA, and each exact `%tid.x` field it keeps is the value in
+every thread (the linear index standing for `%tid.x`, as in one dimension)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import pytest
+
+from ptxlint.analyses.launch import BlockShape
+from ptxlint.analyses.threads.tid_fields import TID_X, LaneModel, Level, Multiple, TidBits
+from ptxlint.analyses.uniformity.lattice import Value
+from ptxlint.analyses.uniformity.thread_index import ThreadIndexArithmetic
+from ptxlint.ir import Opcode
+
+SHAPES = [(32, 4, 1), (64, 2, 3), (96, 3, 2), (128, 8, 1), (32, 1, 1), (256, 1, 4)]
+ASSUMED = LaneModel(BlockShape(None, None, None, None, True, assumed=True))
+ARITHMETIC = ThreadIndexArithmetic(ASSUMED, None)
+
+TID_Y = Value(Level.WARP)  # what the uniformity transfer gives `%tid.y` and `%tid.z` here
+NTID_X = Value(Level.CTA, Multiple(5))  # whole warps: a multiple of 32
+NTID_Y = Value(Level.CTA)
+
+
+def _op(text: str) -> Opcode:
+    base, *modifiers = text.split(".")
+    return Opcode(text, base, tuple(modifiers))
+
+
+def _constant(value: int) -> Value:
+    from ptxlint.analyses.threads.tid_fields import Constant
+
+    return Value(Level.CTA, Constant(value))
+
+
+def _linear() -> Value:
+    return ARITHMETIC.arithmetic(_op("mad.lo.s32"), [TID_Y, NTID_X, Value(Level.THREAD, TID_X)])
+
+
+def _thread_rank() -> Value:
+    row = ARITHMETIC.arithmetic(_op("mad.lo.s32"), [TID_Y, NTID_Y, TID_Y])  # tid.z * ntid.y + tid.y
+    return ARITHMETIC.arithmetic(_op("mad.lo.s32"), [row, NTID_X, Value(Level.THREAD, TID_X)])
+
+
+# (name, the value on (x, y, z, ntid.x, ntid.y), its symbolic computation)
+Concrete = Callable[[int, int, int, int, int], int]
+CASES: list[tuple[str, Concrete, Callable[[], Value]]] = [
+    ("tid.y", lambda x, y, z, nx, ny: y, lambda: TID_Y),
+    ("tid.y * ntid.x", lambda x, y, z, nx, ny: y * nx, lambda: ARITHMETIC.arithmetic(_op("mul.lo.s32"), [TID_Y, NTID_X])),
+    ("tid.y << 7", lambda x, y, z, nx, ny: y << 7, lambda: ARITHMETIC.arithmetic(_op("shl.b32"), [TID_Y, _constant(7)])),
+    ("linear", lambda x, y, z, nx, ny: y * nx + x, _linear),
+    ("warp of linear", lambda x, y, z, nx, ny: (y * nx + x) >> 5,
+     lambda: ARITHMETIC.arithmetic(_op("shr.u32"), [_linear(), _constant(5)])),
+    ("warpgroup bits of linear", lambda x, y, z, nx, ny: (y * nx + x) >> 7,
+     lambda: ARITHMETIC.arithmetic(_op("shr.u32"), [_linear(), _constant(7)])),
+    ("lane of linear", lambda x, y, z, nx, ny: (y * nx + x) & 31,
+     lambda: ARITHMETIC.arithmetic(_op("and.b32"), [_linear(), _constant(31)])),
+    ("high bits of linear", lambda x, y, z, nx, ny: (y * nx + x) >> 10,
+     lambda: ARITHMETIC.arithmetic(_op("shr.u32"), [_linear(), _constant(10)])),
+    ("linear plus 3", lambda x, y, z, nx, ny: y * nx + x + 3,
+     lambda: ARITHMETIC.arithmetic(_op("add.s32"), [_linear(), _constant(3)])),
+    ("thread_rank warp", lambda x, y, z, nx, ny: ((z * ny + y) * nx + x) >> 5,
+     lambda: ARITHMETIC.arithmetic(_op("shr.u32"), [_thread_rank(), _constant(5)])),
+    ("thread_rank lane", lambda x, y, z, nx, ny: ((z * ny + y) * nx + x) & 31,
+     lambda: ARITHMETIC.arithmetic(_op("and.b32"), [_thread_rank(), _constant(31)])),
+]
+
+_GROUP = {Level.WARP: 32, Level.WARPGROUP: 128}
+
+
+@pytest.mark.parametrize("name, concrete, symbolic", CASES, ids=[case[0] for case in CASES])
+@pytest.mark.parametrize("shape", SHAPES, ids=[f"{x}x{y}x{z}" for x, y, z in SHAPES])
+def test_claims_hold_in_every_thread(name: str, concrete: Concrete, symbolic: Callable[[], Value], shape: tuple[int, int, int]) -> None:
+    nx, ny, nz = shape
+    value = symbolic()
+    values = [concrete(x, y, z, nx, ny) for z in range(nz) for y in range(ny) for x in range(nx)]  # by linear index
+    if value.level == Level.CTA:
+        assert len(set(values)) == 1, f"{name} claimed CTA-uniform"
+    elif value.level in _GROUP:
+        size = _GROUP[value.level]
+        for start in range(0, len(values), size):
+            assert len(set(values[start : start + size])) == 1, f"{name} claimed {value.level.adjective}"
+    bits = value.bits
+    if type(bits) is TidBits and bits.unknown is None:
+        for linear, result in enumerate(values):
+            assert bits.at(linear) == result, f"{name}: the field at thread {linear}"
+
+
+def test_the_linear_index_keeps_its_warp_and_lane() -> None:
+    """What the rules need: the warp of the linear index is warp-uniform, its lane an exact
+    field (so `lane == 0` is an exact thread set), and neither is claimed for `%tid.x` alone."""
+    warp = ARITHMETIC.arithmetic(_op("shr.u32"), [_linear(), _constant(5)])
+    lane = ARITHMETIC.arithmetic(_op("and.b32"), [_linear(), _constant(31)])
+    assert warp.level == Level.WARP
+    assert lane.level == Level.THREAD and lane.bits == TidBits(0, 5, 0)
+    high = ARITHMETIC.arithmetic(_op("shr.u32"), [_linear(), _constant(10)])
+    assert high.level == Level.WARP  # the rows' part is left: not CTA-uniform
