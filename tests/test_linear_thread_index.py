@@ -45,6 +45,11 @@ def _thread_rank() -> Value:
     return ARITHMETIC.arithmetic(_op("mad.lo.s32"), [row, NTID_X, Value(Level.THREAD, TID_X)])
 
 
+def _compare(modifiers: str, value: Value, constant: int) -> Value:
+    fallback = Value(value.level, None, value.origin)
+    return ARITHMETIC.compare(tuple(modifiers.split(".")), value, constant, False, fallback, exact=False)
+
+
 # (name, the value on (x, y, z, ntid.x, ntid.y), its symbolic computation)
 Concrete = Callable[[int, int, int, int, int], int]
 CASES: list[tuple[str, Concrete, Callable[[], Value]]] = [
@@ -62,6 +67,12 @@ CASES: list[tuple[str, Concrete, Callable[[], Value]]] = [
      lambda: ARITHMETIC.arithmetic(_op("shr.u32"), [_linear(), _constant(10)])),
     ("linear plus 3", lambda x, y, z, nx, ny: y * nx + x + 3,
      lambda: ARITHMETIC.arithmetic(_op("add.s32"), [_linear(), _constant(3)])),
+    ("linear < 32", lambda x, y, z, nx, ny: int(y * nx + x < 32), lambda: _compare("lt.u32", _linear(), 32)),
+    ("linear < 48", lambda x, y, z, nx, ny: int(y * nx + x < 48), lambda: _compare("lt.u32", _linear(), 48)),
+    ("linear > 63", lambda x, y, z, nx, ny: int(y * nx + x > 63), lambda: _compare("gt.u32", _linear(), 63)),
+    ("linear >= 256", lambda x, y, z, nx, ny: int(y * nx + x >= 256), lambda: _compare("ge.s32", _linear(), 256)),
+    ("linear + 3 < 35", lambda x, y, z, nx, ny: int(y * nx + x + 3 < 35),
+     lambda: _compare("lt.u32", ARITHMETIC.arithmetic(_op("add.s32"), [_linear(), _constant(3)]), 35)),
     ("thread_rank warp", lambda x, y, z, nx, ny: ((z * ny + y) * nx + x) >> 5,
      lambda: ARITHMETIC.arithmetic(_op("shr.u32"), [_thread_rank(), _constant(5)])),
     ("thread_rank lane", lambda x, y, z, nx, ny: ((z * ny + y) * nx + x) & 31,
@@ -98,3 +109,5 @@ def test_the_linear_index_keeps_its_warp_and_lane() -> None:
     assert lane.level == Level.THREAD and lane.bits == TidBits(0, 5, 0)
     high = ARITHMETIC.arithmetic(_op("shr.u32"), [_linear(), _constant(10)])
     assert high.level == Level.WARP  # the rows' part is left: not CTA-uniform
+    assert _compare("lt.u32", _linear(), 32).level == Level.WARP  # `if (thread_rank < 32)`: warp 0
+    assert _compare("lt.u32", _linear(), 16).level == Level.THREAD

@@ -125,8 +125,10 @@ class ThreadIndexArithmetic:
             return fallback
         comparison = MIRRORED[relation.order] if swapped else relation.order
         bits = value.bits
-        if constant is None or type(bits) is not TidBits or bits.unknown is not None:
+        if constant is None or type(bits) is not TidBits:
             return fallback
+        if bits.unknown is not None:
+            return self._compare_with_addend(comparison, value, bits, constant, fallback)
         signed = any(signed for _, signed in integer_types(modifiers))
         if bits.offset < 0 and not signed:
             return fallback  # field + offset may wrap around below zero
@@ -137,6 +139,21 @@ class ThreadIndexArithmetic:
         else:
             threshold = constant if comparison in ("lt", "ge") else constant + 1
             level = self.lanes.level_of_threshold(bits.field_only(), threshold)
+        return at_most(Value(value.level, None, value.origin), level)
+
+    def _compare_with_addend(self, comparison: str, value: Value, bits: TidBits, constant: int, fallback: Value) -> Value:
+        """`%tid.x + addend < constant` with an unknown addend (the linear index `tid.y * ntid.x +
+        tid.x < 32` tests for warp 0). The addend is a multiple of ``2**a``: an aligned group of
+        ``2**g`` threads, g ≤ a, holds ``2**g`` consecutive values starting at a multiple of
+        ``2**g`` (wrapped around the register or not), so a threshold that is a multiple of
+        ``2**g`` puts the whole group on one side. As uniform as that and as the addend."""
+        if bits.low != 0 or bits.position != 0 or bits.high is not None:
+            return fallback
+        threshold = constant if comparison in ("lt", "ge") else constant + 1
+        group = bits.addend_alignment
+        if threshold:
+            group = min(group, (threshold & -threshold).bit_length() - 1)
+        level = max(self.lanes.level_of_group_bits(group), bits.unknown_level)
         return at_most(Value(value.level, None, value.origin), level)
 
     def _compare_exactly(
