@@ -116,7 +116,7 @@ def with_isa_error_and_syntax_error(text: bytes) -> bytes:
 
 
 STEP_LIMIT_NOTICE = "partially analysed: the analysis step limit (5,000 steps, --max-analysis-steps) was reached"
-CONVERGENCE_RULES = ["PTX101", "PTX102", "PTX104", "PTX105"]  # the default ones that need the solver
+CONVERGENCE_RULES = ["PTX101", "PTX102", "PTX104", "PTX105", "PTX107", "PTX108"]  # the default ones that need the solver
 
 
 def test_default_limits_count_work_not_seconds() -> None:

@@ -8,7 +8,7 @@ then satisfy the collective's requirement, and is where the finding goes).
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 from typing import TYPE_CHECKING
 
@@ -19,8 +19,10 @@ from ptxlint.isa.aligned import COLLECTIVE_BASES, Collective, Scope
 from ptxlint.isa.barriers import barrier_name
 from ptxlint.passes import Describe, Pass
 from ptxlint.records import record
+from ptxlint.source import Span
 
 if TYPE_CHECKING:
+    from ptxlint.analyses.registers import Registers
     # Only types: the uniformity package is loaded when the pass first needs its result, so a
     # module without collectives never loads it.
     from ptxlint.analyses.uniformity import CalledCollective, Divergence, FunctionUniformity, InstructionFacts, ModuleUniformity
@@ -36,6 +38,11 @@ class Site:
     requirement: Collective
     facts: InstructionFacts
     via: CalledCollective | None  # set when the site is a call reaching the collective
+    # A membermask collective's mask, when it is a constant: written in the instruction, or in
+    # the one `mov` that writes its register (nvcc's `mov.u32 %r7, -1;` before the shuffle),
+    # which ``mask_set_at`` then points at.
+    mask: int | None = None
+    mask_set_at: Span | None = None
 
     @property
     def name(self) -> str:
@@ -66,10 +73,12 @@ def _sites(context: ModuleContext) -> tuple[Site, ...]:
         instruction.opcode.base in COLLECTIVE_BASES for function in context.module.functions for instruction in function.instructions
     ):
         return ()  # nothing to analyse: not even the uniformity pass is loaded
-    return tuple(_sites_in(context.result("uniformity")))
+    return tuple(sites_in(context.result("uniformity"), lambda function: context.result("registers", function)))
 
 
-def _sites_in(result: ModuleUniformity) -> Iterator[Site]:
+def sites_in(result: ModuleUniformity, registers_of: Callable[[ir.Function], Registers]) -> Iterator[Site]:
+    """The sites of a uniformity result, function by function, in instruction order; each
+    function's registers (``registers_of``) resolve membermasks held in a register."""
     from ptxlint.analyses.uniformity import iter_function_facts
 
     for analysed in iter_function_facts(result):
@@ -78,7 +87,10 @@ def _sites_in(result: ModuleUniformity) -> Iterator[Site]:
         for index, requirement in analysed.collectives.items():
             facts = analysed.facts.get(index)
             if facts is not None:
-                found.append(Site(analysed, index, instructions[index], requirement, facts, None))
+                mask: tuple[int | None, Span | None] = (None, None)
+                if requirement.membermask is not None:
+                    mask = _constant_mask(instructions[index], requirement.membermask, analysed.function, registers_of)
+                found.append(Site(analysed, index, instructions[index], requirement, facts, None, *mask))
         for index, reached in analysed.called.items():
             facts = analysed.facts.get(index)
             if facts is None:
@@ -122,6 +134,98 @@ def exit_cause(site: Site, tolerated: Scope) -> Divergence | None:
     return next((mark for mark in site.facts.exits if reported(mark, tolerated)), None)
 
 
+@record(slots=True)
+class LeftOut:
+    """Lanes a membermask collective waits for that never execute it: in warp ``warp``, the
+    ``missing`` lanes its constant ``mask`` names, while the ``present`` lanes may get there."""
+
+    warp: int
+    mask: int
+    missing: int
+    present: int
+
+
+def lanes_left_out(site: Site, sites: Sequence[Site]) -> LeftOut | None:
+    """For a membermask collective (`shfl.sync`, `bar.warp.sync`, …) with a constant mask: the
+    first warp that may execute it while lanes its mask names never can (the exact thread sets of
+    the uniformity analysis rule them out). None when that is not proven: the mask is not a
+    constant, the lanes are not known, some thread may have exited before it (exited lanes drop
+    out of the wait), or an instance with the same opcode and mask elsewhere in the function
+    (``sites``) may be executed by missing lanes and by none of the present ones: the other arm
+    of the branch, which they may meet at on sm_70 and later."""
+    lanes, mask = site.facts.lanes, site.mask
+    if site.via is not None or lanes is None or mask is None or site.facts.exits:
+        return None
+    for warp, present in enumerate(lanes):
+        missing = mask & ~present
+        if present and missing and not _met_elsewhere(site, sites, mask, warp, present, missing):
+            return LeftOut(warp, mask, missing, present)
+    return None
+
+
+@record(slots=True)
+class Excluded:
+    """Lanes that execute a membermask collective although its constant ``mask`` leaves them
+    out: the ``lanes`` of warp ``warp``."""
+
+    warp: int
+    mask: int
+    lanes: int
+
+
+def lanes_outside_mask(site: Site) -> Excluded | None:
+    """For a membermask collective with a constant mask that whole warps execute (no guard or
+    branch on the way splits a warp, and no thread may have exited before it): the first warp
+    with lanes the mask leaves out. Each of them executes it, which the ISA leaves undefined
+    (CUTLASS's `__shfl_sync(0x1f, threadIdx.x / 32, 0)`, fixed for Hopper). None when not proven."""
+    lanes, mask, execution = site.facts.lanes, site.mask, site.facts.execution
+    if site.via is not None or lanes is None or mask is None or site.facts.exits:
+        return None
+    if execution is not None and execution.level == Level.THREAD:
+        return None
+    for warp, present in enumerate(lanes):
+        outside = present & ~mask
+        if outside:
+            return Excluded(warp, mask, outside)
+    return None
+
+
+def _constant_mask(
+    instruction: ir.Instruction, position: int, function: ir.Function, registers_of: Callable[[ir.Function], Registers]
+) -> tuple[int | None, Span | None]:
+    """The value of a membermask operand when it is a constant, and the `mov` that set it."""
+    operand = instruction.operands[position]
+    set_at = None
+    if type(operand) is ir.Register:
+        registers = registers_of(function)
+        writers = registers.writers.get(registers.key(operand.name, instruction.scope), ())
+        if len(writers) != 1:
+            return None, None
+        writer = registers.instructions[writers[0]]
+        if writer.opcode.base != "mov" or writer.guard is not None or len(writer.sources) != 1:
+            return None, None
+        operand, set_at = writer.sources[0], writer.span
+    if type(operand) is not ir.Immediate or not isinstance(operand.value, int):
+        return None, None
+    return operand.value & _LANES, set_at
+
+
+def _met_elsewhere(site: Site, sites: Sequence[Site], mask: int, warp: int, present: int, missing: int) -> bool:
+    opcode = site.instruction.opcode
+    for other in sites:
+        if other is site or other.via is not None or other.function is not site.function or other.instruction.opcode.text != opcode.text:
+            continue
+        if other.mask is not None and other.mask != mask:
+            continue  # (a mask not known may be the same one)
+        lanes = other.facts.lanes
+        if lanes is None or (lanes[warp] & missing and not lanes[warp] & present):
+            return True
+    return False
+
+
+_LANES = (1 << 32) - 1
+
+
 def _describe_sites(sites: tuple[Site, ...], function: ir.Function) -> Describe | None:
     """At each collective (or call reaching one): what it is and the scope that must execute it."""
     here = {site.index: site for site in sites if site.function.function is function}
@@ -144,7 +248,7 @@ PASSES = (
         "convergence",
         "the collectives (and calls reaching one) with the uniformity facts at each",
         _sites,
-        requires=("uniformity",),
+        requires=("uniformity", "registers"),
         printer=_describe_sites,
     ),
 )

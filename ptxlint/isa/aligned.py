@@ -14,8 +14,11 @@ instruction may only sit under control that is uniform over that scope:
 Non-aligned `barrier{.cta}.*` is still a CTA barrier: every thread of the CTA (or the thread count
 given) must arrive, though not necessarily at the same instruction.
 
-Membermask instructions (`shfl.sync`, `vote.sync`, `bar.warp.sync`, …) are not listed: they only
-need every thread named in the mask to execute *an* instance, which a static check cannot see.
+Membermask instructions (`shfl.sync`, `vote.sync`, `match.sync`, `redux.sync`, `elect.sync`,
+`bar.warp.sync`) are warp collectives of another kind, listed with the position of their mask:
+each thread waits until every non-exited thread the mask names has executed *an* instance with
+the same qualifiers and mask, not necessarily this one (sm_70 and later), so only lanes that never
+get to one are wrong.
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ class Collective:
     those must arrive.
     ``uniform_operands``: indices into the instruction's operands whose value must be the same
     in every thread of the warp.
+    ``membermask``: the position of the membermask operand of a membermask instruction
+    (`shfl.sync`, `bar.warp.sync`, …; see the module's doc).
     """
 
     scope: Scope
@@ -56,15 +61,18 @@ class Collective:
     barrier: bool = False
     thread_count: bool = False
     uniform_operands: tuple[int, ...] = ()
+    membermask: int | None = None
 
 
 # tcgen05 operations that a whole warp issues together (§9.7.16.7.1, §9.7.16.8.3–5).
 _TCGEN05_WARP_OPERATIONS = frozenset({"ld", "st", "wait::ld", "wait::st", "alloc", "dealloc", "relinquish_alloc_permit"})
 _MATRIX_BASES = frozenset({"ldmatrix", "stmatrix", "movmatrix"})
+# `.sync` forms with a membermask as their last operand (§9.7.9.6, §9.7.13.7–9, §9.7.13.14).
+_MEMBERMASK_BASES = frozenset({"shfl", "vote", "match", "redux", "elect"})
 # Every opcode base that some collective has: the rest of an instruction stream (nine in ten
 # instructions of a GEMM) is settled by one set lookup.
 COLLECTIVE_BASES = frozenset(
-    {"tcgen05", "wmma", "mma", "tensormap", "wgmma", "setmaxnreg"} | BARRIER_BASES | _MATRIX_BASES
+    {"tcgen05", "wmma", "mma", "tensormap", "wgmma", "setmaxnreg"} | BARRIER_BASES | _MATRIX_BASES | _MEMBERMASK_BASES
 )
 
 
@@ -87,6 +95,12 @@ def collective(instruction: Instruction) -> Collective | None:
         return Collective(Scope.WARP, True) if first == "cp_fenceproxy" else None
     if base in ("wgmma", "setmaxnreg"):
         return Collective(Scope.WARPGROUP, True)
+    if base in _MEMBERMASK_BASES:
+        if not opcode.has("sync") or not instruction.operands:
+            return None  # the legacy warp-synchronous forms, invalid on sm_70 and later
+        return Collective(Scope.WARP, False, membermask=len(instruction.operands) - 1)
+    if base == "bar" and first == "warp":  # `bar.warp.sync membermask`
+        return Collective(Scope.WARP, False, membermask=0) if instruction.operands else None
     if is_cluster_barrier(base, opcode.modifiers):
         return Collective(Scope.WARP, True) if opcode.has("aligned") else None
     barrier = cta_barrier_of(instruction)

@@ -12,6 +12,7 @@ from ptxlint.lazy_imports import lazy_module
 aligned = lazy_module("ptxlint.isa.aligned")
 convergence = lazy_module("ptxlint.analyses.convergence")
 tid_fields = lazy_module("ptxlint.analyses.threads.tid_fields")
+lane_sets = lazy_module("ptxlint.analyses.threads.lane_sets")
 
 if TYPE_CHECKING:
     from ptxlint.analyses.uniformity import Divergence
@@ -96,6 +97,19 @@ def first_per_cause(
             note = f"{len(others)} more collective{plural} after it {'are' if len(others) > 1 else 'is'} affected the same way"
             diagnostic = replace(diagnostic, labels=kept + labels, notes=diagnostic.notes + (note,))
         yield diagnostic
+
+
+def membermask_name(site: convergence.Site) -> str:
+    """`shfl.sync`, `vote.sync`, `bar.warp.sync`: a membermask collective as CUDA programmers
+    know it (PTX107, PTX108)."""
+    opcode = site.instruction.opcode
+    return "bar.warp.sync" if opcode.base == "bar" else f"{opcode.base}.sync"
+
+
+def lane_phrase(lanes: int) -> str:
+    """"lane 0" or "lanes 16-31" for a lane mask."""
+    noun = "lane" if lanes & (lanes - 1) == 0 else "lanes"
+    return f"{noun} {lane_sets.ranges(lanes)}"
 
 
 def subject_phrase(site: convergence.Site) -> str:

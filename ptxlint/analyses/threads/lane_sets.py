@@ -248,6 +248,19 @@ class ThreadSpace:
                 return True
         return False
 
+    def lanes_reaching(self, threads: Threads | None) -> tuple[int, ...] | None:
+        """Per warp, every lane some alternative holds: the lanes that may reach the point (a
+        lane outside never does; a part with an unknown subset counts all its lanes)."""
+        if threads is None:
+            return None
+        found = []
+        for alternatives in threads:
+            lanes = 0
+            for alternative in alternatives:
+                lanes |= alternative
+            found.append(lanes & _FULL_WARP)
+        return tuple(found)
+
     def describe(self, threads: Threads | None) -> str:
         """`%tid.x` ranges of the threads that may reach the point (for messages and dumps)."""
         if threads is None:

@@ -25,6 +25,9 @@ class InstructionFacts:
     # read depends on it (the analysis then skips computing it; see ``static.py``).
     defined: Value | None
     operands: dict[int, Value]  # operands that must be uniform (by position), before it runs
+    # Of a membermask instruction: per warp, the lanes that may execute it (its own guard
+    # included), a lane outside which never does; None where the thread sets are not known.
+    lanes: tuple[int, ...] | None = None
 
     @property
     def execution_level(self) -> Level:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from ptxlint import ir
-from ptxlint.analyses.threads.tid_fields import Level
+from ptxlint.analyses.threads.lane_sets import Threads
+from ptxlint.analyses.threads.tid_fields import Level, TidSet
 from ptxlint.analyses.uniformity.calls import CallSites
 from ptxlint.analyses.uniformity.data import DataTransfer
 from ptxlint.analyses.uniformity.facts import InstructionFacts
@@ -81,4 +82,21 @@ class FactRecorder:
                 exits = ()
             elif level == Level.WARP:
                 exits = tuple(mark for mark in exits if mark.level <= Level.WARP)
-        self._facts[index] = InstructionFacts(execution, exits, defined, operands)
+        lanes = None
+        if requirement is not None and requirement.membermask is not None and space is not None:
+            lanes = space.lanes_reaching(self._guarded(instruction, state))
+        self._facts[index] = InstructionFacts(execution, exits, defined, operands, lanes)
+
+    def _guarded(self, instruction: ir.Instruction, state: State) -> Threads | None:
+        """The threads of ``state`` that execute ``instruction``: those its guard lets through,
+        when the guard is an exact thread set."""
+        threads = state.threads
+        guard = instruction.guard
+        if guard is None or threads is None:
+            return threads
+        condition = self._data.operand_value(guard.predicate, instruction, state).bits
+        if type(condition) is not TidSet:
+            return threads
+        space = self._space
+        mask = ~condition.mask & ((1 << space.bound) - 1) if guard.negated else condition.mask  # type: ignore[union-attr]
+        return space.restrict(threads, mask)  # type: ignore[union-attr]
