@@ -153,11 +153,11 @@ def lanes_left_out(site: Site, sites: Sequence[Site]) -> LeftOut | None:
     out of the wait), or an instance with the same opcode and mask elsewhere in the function
     (``sites``) may be executed by missing lanes and by none of the present ones: the other arm
     of the branch, which they may meet at on sm_70 and later."""
-    lanes, mask = site.facts.lanes, site.mask
-    if site.via is not None or lanes is None or mask is None or site.facts.exits:
+    lanes, existing, mask = site.facts.lanes, site.facts.warp_lanes, site.mask
+    if site.via is not None or lanes is None or existing is None or mask is None or site.facts.exits:
         return None
     for warp, present in enumerate(lanes):
-        missing = mask & ~present
+        missing = mask & existing[warp] & ~present  # lanes a partial warp lacks never run at all
         if present and missing and not _met_elsewhere(site, sites, mask, warp, present, missing):
             return LeftOut(warp, mask, missing, present)
     return None

@@ -26,8 +26,10 @@ class InstructionFacts:
     defined: Value | None
     operands: dict[int, Value]  # operands that must be uniform (by position), before it runs
     # Of a membermask instruction: per warp, the lanes that may execute it (its own guard
-    # included), a lane outside which never does; None where the thread sets are not known.
+    # included), a lane outside which never does, and the lanes the warp has (a block of 16
+    # threads has half a warp); None where the thread sets are not known.
     lanes: tuple[int, ...] | None = None
+    warp_lanes: tuple[int, ...] | None = None
 
     @property
     def execution_level(self) -> Level:

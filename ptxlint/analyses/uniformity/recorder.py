@@ -82,10 +82,10 @@ class FactRecorder:
                 exits = ()
             elif level == Level.WARP:
                 exits = tuple(mark for mark in exits if mark.level <= Level.WARP)
-        lanes = None
+        lanes = warp_lanes = None
         if requirement is not None and requirement.membermask is not None and space is not None:
-            lanes = space.lanes_reaching(self._guarded(instruction, state))
-        self._facts[index] = InstructionFacts(execution, exits, defined, operands, lanes)
+            lanes, warp_lanes = space.lanes_reaching(self._guarded(instruction, state)), space.full
+        self._facts[index] = InstructionFacts(execution, exits, defined, operands, lanes, warp_lanes)
 
     def _guarded(self, instruction: ir.Instruction, state: State) -> Threads | None:
         """The threads of ``state`` that execute ``instruction``: those its guard lets through,
