@@ -69,8 +69,10 @@ on data, a loop whose trip count differs between lanes, a mask computed at run t
 exited before it (`if (lane >= 16) return;`) drop out of the wait, so a collective some thread may
 have exited before is not reported. On sm_70 and later the lanes that skip it may instead execute
 another instance with the same opcode and mask (an `else` branch with a shuffle of its own): such
-an instance, reached by lanes that skip this one and by none that get here, excuses it. The
-lanes that execute an instance must also be named in its mask; that is not checked.
+an instance, reached by lanes that skip this one and by none that get here, excuses it. Lanes
+are told from `%tid.x` under the block assumption of PTX101 (one dimension, or an x extent that is
+a multiple of 32; `assume-1d-block = false` turns the thread sets, and this rule, off for other
+shapes). Lanes that execute an instance but are left out of its mask are PTX108's.
 """
 
 from __future__ import annotations

@@ -57,7 +57,8 @@ Only instructions whole warps execute are judged: under a guard or branch that m
 (the lanes that get there are then what PTX107 looks at), after an exit some threads may have
 taken, or inside a `.func`, the executing lanes are not known for certain. A mask computed at run
 time (CUB's logical-warp masks, `__activemask()`) is not judged; one the kernel writes with a
-single `mov` of a constant, as nvcc does, is.
+single `mov` of a constant, as nvcc does, is. Lanes are told from `%tid.x` under the block
+assumption of PTX101 (`assume-1d-block`).
 """
 
 from __future__ import annotations
