@@ -163,6 +163,39 @@ def lanes_left_out(site: Site, sites: Sequence[Site]) -> LeftOut | None:
     return None
 
 
+def split_by_bound(site: Site, sites: Sequence[Site]) -> Divergence | None:
+    """For a membermask collective whose constant mask names the whole warp: the guard or branch
+    it runs under that compares the thread index with a bound no constant fixes (`if (i < n)`,
+    :class:`~ptxlint.analyses.threads.tid_fields.TidBound`), which leaves the lanes past the bound
+    out of it whenever the bound falls inside a warp. None when there is none, when some thread
+    may have exited before it, or when an instance with the same opcode and mask runs under the
+    same guard or branch (in its other arm, where the lanes past the bound may meet it)."""
+    execution = site.facts.execution
+    if site.via is not None or site.mask != _LANES or execution is None or not execution.bounded or site.facts.exits:
+        return None
+    if execution.kind not in ("branch", "guard"):
+        return None
+    opcode, side = site.instruction.opcode.text, _side(site, execution)
+    for other in sites:
+        if other is site or other.via is not None or other.function is not site.function or other.instruction.opcode.text != opcode:
+            continue
+        cause = other.facts.execution
+        if other.mask not in (None, _LANES) or cause is None or cause.kind != execution.kind:
+            continue
+        if execution.kind == "guard" and cause.subject == execution.subject:
+            return None  # `@%p shfl …; @!%p shfl …`
+        if execution.kind == "branch" and cause.index == execution.index and _side(other, cause) not in (None, side):
+            return None  # the other arm of the same branch
+    return execution
+
+
+def _side(site: Site, branch: Divergence) -> int | None:
+    """The successor of ``branch``'s block that dominates ``site`` (the arm it is in), if one does."""
+    graph = site.function.cfg
+    block = graph.block_of(site.index)
+    return next((arm for arm in graph.successors(graph.block_of(branch.index)) if graph.dominates(arm, block)), None)
+
+
 @record(slots=True)
 class Excluded:
     """Lanes that execute a membermask collective although its constant ``mask`` leaves them

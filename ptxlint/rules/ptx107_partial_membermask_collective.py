@@ -2,7 +2,9 @@
 Reports a `shfl.sync`, `vote.sync`, `match.sync`, `redux.sync`, `elect.sync` or `bar.warp.sync`
 whose constant membermask names lanes that never execute it, while other lanes of the same warp
 do: the shuffle of a warp reduction under `if (lane < 16)` with the mask `0xffffffff`, a
-`__syncwarp()` only lane 0 reaches.
+`__syncwarp()` only lane 0 reaches. Also a full-mask one inside a bounds check on the thread
+index (`if (i < n)`, `i = blockIdx.x * blockDim.x + threadIdx.x`): the lanes past the bound skip
+it whenever the bound is not a multiple of 32.
 
 ## Why is this bad?
 Each lane that executes a membermask instruction waits until every lane its mask names has
@@ -62,10 +64,13 @@ $L__store:
 ```
 
 ## Exceptions
-Only lanes proven never to get there are reported: the branches on the way are exact functions
-of `%tid.x` or `%laneid` (`lane < 16`, `threadIdx.x == 0`), and the mask is a constant. A branch
-on data, a loop whose trip count differs between lanes, a mask computed at run time
-(`__activemask()`, `__ballot_sync`) and a collective inside a `.func` are not judged. Lanes that
+Lanes are reported when they are proven never to get there (the branches on the way are exact
+functions of `%tid.x` or `%laneid`: `lane < 16`, `threadIdx.x == 0`), or when a full mask meets
+a bounds check on the thread index: a comparison of `%tid.x` plus a CTA-uniform offset with a
+CTA-uniform bound, alone or combined with warp-uniform conditions (`x < width && y < height`
+with `y` from `%tid.y`). The mask must be a constant. Other branches on data (a loaded value), a
+loop whose trip count differs between lanes, a mask computed at run time (`__activemask()`,
+`__ballot_sync`) and a collective inside a `.func` are not judged. Lanes that
 exited before it (`if (lane >= 16) return;`) drop out of the wait, so a collective some thread may
 have exited before is not reported. On sm_70 and later the lanes that skip it may instead execute
 another instance with the same opcode and mask (an `else` branch with a shuffle of its own): such
@@ -100,13 +105,14 @@ def _candidates(context: ModuleContext) -> Iterator[tuple[convergence.Site, Dive
     for site in sites:
         if site.requirement.membermask is None or site.facts.execution is None:
             continue
-        if convergence.lanes_left_out(site, sites) is not None:
+        if convergence.lanes_left_out(site, sites) is not None or convergence.split_by_bound(site, sites) is not None:
             yield site, site.facts.execution
 
 
 def _report(site: convergence.Site, execution: Divergence) -> Diagnostic:
     left_out = convergence.lanes_left_out(site, [site])
-    assert left_out is not None  # a candidate
+    if left_out is None:
+        return _report_bound(site, execution)
     name = membermask_name(site)
     warp = f" of warp {left_out.warp}" if left_out.warp else ""
     one = left_out.present & (left_out.present - 1) == 0
@@ -123,6 +129,26 @@ def _report(site: convergence.Site, execution: Divergence) -> Diagnostic:
     labels = cause_labels(execution)
     if site.mask_set_at is not None:
         labels.append(Label(site.mask_set_at, f"the mask `{left_out.mask:#010x}` is set here"))
+    return RULE.diagnostic(site.instruction.span, message, labels=labels, help=help)
+
+
+def _report_bound(site: convergence.Site, execution: Divergence) -> Diagnostic:
+    """The lanes past a bound on the thread index (`if (i < n)`): which ones is not known."""
+    name = membermask_name(site)
+    where = "its guard" if execution.kind == "guard" else f"the branch on line {execution.span.line}"
+    message = (
+        f"`{name}` waits for every lane of its warp (membermask `{site.mask:#010x}`), but {where} compares the "
+        f"thread index with a bound (`{execution.subject}`): the lanes past it never get here whenever the bound "
+        "is not a multiple of 32"
+    )
+    help = (
+        f"execute `{name}` in every lane and keep only the use of its result under the bounds check "
+        "(`v += __shfl_down_sync(0xffffffff, v, 8); if (i < n) …`), or give it the mask of the lanes that pass "
+        "(`__ballot_sync(0xffffffff, i < n)`)"
+    )
+    labels = cause_labels(execution)
+    if site.mask_set_at is not None:
+        labels.append(Label(site.mask_set_at, f"the mask `{site.mask:#010x}` is set here"))
     return RULE.diagnostic(site.instruction.span, message, labels=labels, help=help)
 
 

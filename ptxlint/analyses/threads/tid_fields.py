@@ -117,6 +117,14 @@ class TidSet:
 
 
 @record(slots=True)
+class TidBound:
+    """A predicate comparing the thread index (`%tid.x` plus a CTA-uniform addend: the global
+    index `blockIdx.x * blockDim.x + threadIdx.x`) with a CTA-uniform bound no constant fixes
+    (`i < n`), or such a predicate combined with warp-uniform ones: true in a run of consecutive
+    threads, so it splits at most one warp, and does whenever the bound falls inside a warp."""
+
+
+@record(slots=True)
 class TidDependence:
     """A value whose bits depend on `%tid.x` bits in known places, where one field cannot say
     it: bit i is a function of CTA-uniform values and of the `%tid.x` bits set in ``bits[i]``
@@ -135,7 +143,7 @@ class TidDependence:
         return None if union == 0 else _trailing_zeros(union)
 
 
-Form = TidBits | Constant | Multiple | TidSet | TidDependence
+Form = TidBits | Constant | Multiple | TidSet | TidBound | TidDependence
 TID_X = TidBits(0, None, 0)
 _MAX_BLOCK_X = 1024  # the hardware limit on %ntid.x
 

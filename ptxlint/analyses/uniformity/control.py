@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ptxlint import ir
-from ptxlint.analyses.threads.tid_fields import Level, TidSet
+from ptxlint.analyses.threads.tid_fields import Level, TidBound, TidSet
 from ptxlint.analyses.threads.lane_sets import Threads, ThreadSpace
 from ptxlint.analyses.uniformity.branches import BranchInfo
 from ptxlint.analyses.uniformity.data import DataTransfer
@@ -34,7 +34,7 @@ class ControlDivergence:
         self._last_threads: Threads | None = None
         self._last_worst: Divergence | None = None
         # (branch, level, id(origin), proven) → (origin, its branch divergence, its exit mark)
-        self._divergences: dict[tuple[int, Level, int, bool], tuple[Origin | None, Divergence, Divergence]] = {}
+        self._divergences: dict[tuple[int, Level, int, bool, bool], tuple[Origin | None, Divergence, Divergence]] = {}
         self._worst: dict[int, tuple[Control, Divergence | None]] = {}  # id(control) → (control, its worst divergence)
         self._paths: dict[tuple[Divergence, Threads], Divergence] = {}
         # Loops left by one edge: the threads that entered each (by header), for that edge.
@@ -146,9 +146,13 @@ class ControlDivergence:
                 worst = known[1]
             else:
                 for _, divergence in control:
+                    # Among equals, a bounds check on the thread index (`if (i < n)`) names the
+                    # cause better than a later branch it made vary (a loop inside it), else the
+                    # later branch.
                     if worst is None or worse(divergence, worst) or (
-                        divergence.level == worst.level and divergence.proven == worst.proven and divergence.index > worst.index
-                    ):
+                        divergence.level == worst.level and divergence.proven == worst.proven
+                        and (divergence.bounded, divergence.index) > (worst.bounded, worst.index)
+                    ):  # fmt: skip
                         worst = divergence
                 if len(self._worst) > 4096:
                     self._worst.clear()
@@ -165,7 +169,8 @@ class ControlDivergence:
         proven = self._proven_split(value.level, guard.predicate, instruction, state)
         if worst is not None and worst.rank >= (value.level, proven):
             return worst
-        return Divergence("guard", value.level, index, guard.span, subject_text(guard.predicate), value.origin, proven)
+        bounded = type(value.bits) is TidBound
+        return Divergence("guard", value.level, index, guard.span, subject_text(guard.predicate), value.origin, proven, bounded)
 
     def _proven_split(self, level: Level, predicate: ir.Operand, instruction: ir.Instruction, state: State) -> bool:
         """Whether a warp-level condition provably differs between the warps of one warpgroup:
@@ -239,15 +244,18 @@ class ControlDivergence:
         if value.level == Level.CTA:
             return None
         proven = instruction.guard is not None and self._proven_split(value.level, condition, instruction, state)
+        bounded = type(value.bits) is TidBound
         # The same divergence object for the same cause, so states compare by identity.
-        key = (info.index, value.level, id(value.origin), proven)
+        key = (info.index, value.level, id(value.origin), proven, bounded)
         known = self._divergences.get(key)
         if known is None or known[0] is not value.origin:
-            divergence = Divergence("branch", value.level, info.index, instruction.span, subject_text(condition), value.origin, proven)
+            divergence = Divergence(
+                "branch", value.level, info.index, instruction.span, subject_text(condition), value.origin, proven, bounded
+            )
             known = self._divergences[key] = (value.origin, divergence, replace(divergence, kind="exit-branch"))
         return known[1]
 
     def _exit_mark(self, divergence: Divergence) -> Divergence:
         """The exit mark of a branch divergence (made by :meth:`_branch_divergence`)."""
-        key = (divergence.index, divergence.level, id(divergence.origin), divergence.proven)
+        key = (divergence.index, divergence.level, id(divergence.origin), divergence.proven, divergence.bounded)
         return self._divergences[key][2]

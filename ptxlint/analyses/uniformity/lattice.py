@@ -154,6 +154,9 @@ class Divergence:
     # warpgroup-uniform" (a join, a load, a warp reduction). Warpgroup-aligned instructions are
     # only reported under proven splits (see PTX101's Exceptions).
     proven: bool = False
+    # At thread level: the condition compares the thread index with a bound no constant fixes
+    # (``TidBound``): it splits at most one warp, and does whenever the bound falls inside one.
+    bounded: bool = False
 
     @property
     def rank(self) -> tuple[int, bool]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ptxlint import ir
-from ptxlint.analyses.threads.tid_fields import Level, TidSet
+from ptxlint.analyses.threads.tid_fields import Level, TidBound, TidSet
 from ptxlint.analyses.uniformity.calls import Parameters
 from ptxlint.analyses.uniformity.data import DataTransfer
 from ptxlint.analyses.uniformity.inputs import FunctionInputs
@@ -236,8 +236,15 @@ class ResultValues:
         if fallback.level == Level.CTA or not sources or len(sources) > 2:
             return fallback
         masks = []
-        for operand in sources:
-            value = self._data.operand_value(operand, instruction, state)
+        values = [self._data.operand_value(operand, instruction, state) for operand in sources]
+        if base in ("and", "or") and any(type(value.bits) is TidBound for value in values):
+            # One run of threads and whole warps: still one run per warp, at most one warp split.
+            if sum(type(value.bits) is TidBound for value in values) == 1 and all(
+                type(value.bits) is TidBound or value.level <= Level.WARP for value in values
+            ):
+                return Value(fallback.level, TidBound(), fallback.origin)
+            return fallback
+        for value in values:
             if type(value.bits) is not TidSet:
                 return fallback
             masks.append(value.bits.mask)
@@ -255,5 +262,8 @@ class ResultValues:
             left, right = right, left
         constant = self._data.constant_operand(right, instruction, state)
         value = self._data.operand_value(left, instruction, state)
+        if constant is None:
+            bound = self._data.operand_value(right, instruction, state)
+            return self._thread_index.compare_with_bound(instruction.opcode.modifiers, value, bound, fallback)
         exact = len(instruction.destinations) == 1
         return self._thread_index.compare(instruction.opcode.modifiers, value, constant, swapped, fallback, exact)

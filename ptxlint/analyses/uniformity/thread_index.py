@@ -20,6 +20,7 @@ from ptxlint.analyses.threads.tid_fields import (
     Level,
     Multiple,
     TidBits,
+    TidBound,
     TidDependence,
     TidSet,
     alignment_of,
@@ -140,6 +141,21 @@ class ThreadIndexArithmetic:
             threshold = constant if comparison in ("lt", "ge") else constant + 1
             level = self.lanes.level_of_threshold(bits.field_only(), threshold)
         return at_most(Value(value.level, None, value.origin), level)
+
+    def compare_with_bound(self, modifiers: tuple[str, ...], left: Value, right: Value, fallback: Value) -> Value:
+        """`setp.cmp p, a, b` of the thread index and a CTA-uniform bound that is no constant (either
+        way round): true in a run of consecutive threads (:class:`TidBound`); else ``fallback``."""
+        relation = relation_of(modifiers)
+        if relation is None or relation.order in ("eq", "ne") or fallback.level != Level.THREAD:
+            return fallback
+        for index, bound in ((left, right), (right, left)):
+            bits = index.bits
+            if (
+                type(bits) is TidBits and bits.low == 0 and bits.position == 0 and bits.high is None
+                and (bits.unknown is None or bits.unknown_level == Level.CTA) and bound.level == Level.CTA
+            ):  # fmt: skip
+                return Value(fallback.level, TidBound(), fallback.origin)
+        return fallback
 
     def _compare_with_addend(self, comparison: str, value: Value, bits: TidBits, constant: int, fallback: Value) -> Value:
         """`%tid.x + addend < constant` with an unknown addend (the linear index `tid.y * ntid.x +
