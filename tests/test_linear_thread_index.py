@@ -11,7 +11,7 @@ from typing import Callable
 import pytest
 
 from ptxlint.analyses.launch import BlockShape
-from ptxlint.analyses.threads.tid_fields import TID_X, LaneModel, Level, Multiple, TidBits
+from ptxlint.analyses.threads.tid_fields import TID_X, LaneModel, Level, Multiple, TidBits, TidBound
 from ptxlint.analyses.uniformity.lattice import Value
 from ptxlint.analyses.uniformity.thread_index import ThreadIndexArithmetic
 from ptxlint.ir import Opcode
@@ -111,3 +111,23 @@ def test_the_linear_index_keeps_its_warp_and_lane() -> None:
     assert high.level == Level.WARP  # the rows' part is left: not CTA-uniform
     assert _compare("lt.u32", _linear(), 32).level == Level.WARP  # `if (thread_rank < 32)`: warp 0
     assert _compare("lt.u32", _linear(), 16).level == Level.THREAD
+
+
+def test_a_bounds_check_on_the_global_index_is_one_run_of_threads() -> None:
+    """`blockIdx.x * blockDim.x + threadIdx.x < n` (`TidBound`): in every block and for every
+    bound, the threads where it holds are consecutive, so at most one warp is split; an equality
+    test, or a bound that varies per thread, is no such run."""
+    ctaid, ntid, bound = Value(Level.CTA), NTID_X, Value(Level.CTA)
+    start = ARITHMETIC.arithmetic(_op("mul.lo.s32"), [ctaid, ntid])
+    index = ARITHMETIC.arithmetic(_op("add.s32"), [start, Value(Level.THREAD, TID_X)])
+    fallback = Value(Level.THREAD)
+    for order in ("lt.s32", "ge.u32", "gt.s32"):
+        assert type(ARITHMETIC.compare_with_bound(tuple(order.split(".")), index, bound, fallback).bits) is TidBound
+        assert type(ARITHMETIC.compare_with_bound(tuple(order.split(".")), bound, index, fallback).bits) is TidBound
+    assert ARITHMETIC.compare_with_bound(("eq", "s32"), index, bound, fallback) is fallback
+    assert ARITHMETIC.compare_with_bound(("lt", "s32"), index, Value(Level.THREAD), fallback) is fallback
+    for block, threads, n in ((0, 256, 77), (3, 128, 400), (1, 1024, 1500), (2, 96, 230)):
+        holds = [block * threads + t < n for t in range(threads)]
+        split = [warp for warp in range(0, threads, 32) if len(set(holds[warp : warp + 32])) > 1]
+        assert len(split) <= 1
+        assert holds == sorted(holds, reverse=True)  # one run, from the first thread
