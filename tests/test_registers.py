@@ -6,6 +6,7 @@ keys each register by its name."""
 from __future__ import annotations
 
 from ptxlint.analyses.registers import Registers, register_of_key
+from ptxlint.ir import Operand
 
 from test_cfg import function_of
 
@@ -72,3 +73,38 @@ def test_a_wide_nested_range_is_resolved_without_expanding_it() -> None:
     inner = registers.writes(0)[0]
     assert inner != "%q99999999" and register_of_key(inner) == "%q99999999"
     assert registers.reads(1) == (inner,) and registers.writes(1) == ("%r1",)
+
+
+def test_a_constant_is_an_immediate_or_a_register_every_mov_sets_alike() -> None:
+    registers = Registers(function_of("""
+	mov.u32 %r1, -1;
+	mov.u32 %r2, %r1;
+	mov.u32 %r3, 8;
+	@%p1 bra L1;
+	mov.u32 %r3, 8;
+L1:
+	mov.u32 %r4, 4;
+	@%p1 bra L2;
+	mov.u32 %r4, 16;
+L2:
+	@%p1 mov.u32 %r5, 7;
+	shfl.sync.idx.b32 %r6, %r1, %r2, %r3, %r4;
+	add.u32 %r7, %r5, 1;
+	ret;
+"""))
+    shuffle = next(instruction for instruction in registers.instructions if instruction.opcode.base == "shfl")
+    add = next(instruction for instruction in registers.instructions if instruction.opcode.base == "add")
+
+    def value(operand: Operand, scope: int) -> int | None:
+        found = registers.constant(operand, scope)
+        return None if found is None else found.value
+
+    destination, source, lane, clamp, mask = shuffle.operands
+    assert value(source, shuffle.scope) == -1  # one mov of an immediate
+    assert registers.constant(source, shuffle.scope).set_by == (0,)  # type: ignore[union-attr]
+    assert value(lane, shuffle.scope) == -1  # a mov of such a register
+    assert value(clamp, shuffle.scope) == 8  # two movs of the same immediate
+    assert value(mask, shuffle.scope) is None  # two movs of different ones
+    assert value(destination, shuffle.scope) is None  # written by the shuffle itself
+    assert value(add.operands[1], add.scope) is None  # a guarded mov may not run
+    assert value(add.operands[2], add.scope) == 1  # an immediate

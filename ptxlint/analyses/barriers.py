@@ -11,7 +11,7 @@ from ptxlint.analyses.launch import WARP_SIZE
 from ptxlint.analyses.registers import Registers
 from ptxlint.context import ModuleContext
 from ptxlint.graphs import reachable_marks
-from ptxlint.ir import Function, Immediate, Instruction, Operand, Register
+from ptxlint.ir import Function, Instruction, Operand
 from ptxlint.isa.barriers import BARRIER_BASES, CtaBarrier, cta_barrier_of
 from ptxlint.passes import Describe, Pass
 from ptxlint.records import record
@@ -71,25 +71,6 @@ class BarrierUse:
         return None if position is None else self.instruction.operands[position]
 
 
-def _constant(operand: Operand, function: Function, names: Registers, scope: int) -> int | None:
-    """An integer immediate, or a register (read at ``scope``) whose every definition is an
-    unguarded `mov` of the same integer immediate."""
-    if type(operand) is Immediate:
-        return operand.value if type(operand.value) is int else None
-    if type(operand) is not Register:
-        return None
-    values = set()
-    for index in names.writers.get(names.key(operand.name, scope), ()):
-        definition = function.instructions[index]
-        if definition.opcode.base != "mov" or definition.guard is not None or len(definition.operands) != 2:
-            return None
-        source = definition.operands[1]
-        if type(source) is not Immediate or type(source.value) is not int:
-            return None
-        values.add(source.value)
-    return values.pop() if len(values) == 1 else None
-
-
 def _barrier_uses(context: ModuleContext, function: Function) -> tuple[BarrierUse, ...]:
     found = []
     names: Registers | None = None
@@ -101,14 +82,16 @@ def _barrier_uses(context: ModuleContext, function: Function) -> tuple[BarrierUs
             continue
         if names is None:
             names = context.result("registers", function)
-        barrier = _constant(instruction.operands[form.identifier], function, names, instruction.scope)
+        identifier = names.constant(instruction.operands[form.identifier], instruction.scope)
+        barrier = None if identifier is None else identifier.value
         if barrier is not None and not 0 <= barrier < BARRIER_IDS:
             barrier = None
         count: int | str
         if form.thread_count is None:
             count = CTA
         else:
-            value = _constant(instruction.operands[form.thread_count], function, names, instruction.scope)
+            constant = names.constant(instruction.operands[form.thread_count], instruction.scope)
+            value = None if constant is None else constant.value
             # A count that is not a whole number of warps is PTX405's (ptxas rejects it).
             count = value if value is not None and value > 0 and value % WARP_SIZE == 0 else UNKNOWN
         found.append(BarrierUse(index, instruction, form, barrier, count))

@@ -227,20 +227,12 @@ def _constant_mask(
     instruction: ir.Instruction, position: int, function: ir.Function, registers_of: Callable[[ir.Function], Registers]
 ) -> tuple[int | None, Span | None]:
     """The value of a membermask operand when it is a constant, and the `mov` that set it."""
-    operand = instruction.operands[position]
-    set_at = None
-    if type(operand) is ir.Register:
-        registers = registers_of(function)
-        writers = registers.writers.get(registers.key(operand.name, instruction.scope), ())
-        if len(writers) != 1:
-            return None, None
-        writer = registers.instructions[writers[0]]
-        if writer.opcode.base != "mov" or writer.guard is not None or len(writer.sources) != 1:
-            return None, None
-        operand, set_at = writer.sources[0], writer.span
-    if type(operand) is not ir.Immediate or not isinstance(operand.value, int):
+    registers = registers_of(function)
+    constant = registers.constant(instruction.operands[position], instruction.scope)
+    if constant is None:
         return None, None
-    return operand.value & _LANES, set_at
+    set_at = registers.instructions[constant.set_by[0]].span if constant.set_by else None
+    return constant.value & _LANES, set_at
 
 
 def _met_elsewhere(site: Site, sites: Sequence[Site], mask: int, warp: int, present: int, missing: int) -> bool:

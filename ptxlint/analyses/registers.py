@@ -16,6 +16,7 @@ from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import ModuleContext
 from ptxlint.ir import Function, Immediate, Instruction, Operand, Register, Sink, SpecialRegister, Symbol, registers_in
 from ptxlint.passes import Describe, Pass
+from ptxlint.records import record
 
 
 def _build(context: ModuleContext, function: Function) -> Registers:
@@ -32,6 +33,18 @@ def _describe_registers(registers: Registers, function: Function) -> Describe:
         return " ".join(parts) or "-"
 
     return describe
+
+
+@record(slots=True)
+class Constant:
+    """The constant an operand holds, and the instructions that set it (the `mov`s writing its
+    register; none for an immediate)."""
+
+    value: int
+    set_by: tuple[int, ...]
+
+
+_MOV_CHAIN = 4  # `mov`s followed from a register to the immediate it copies
 
 
 def register_of_key(key: str) -> str:
@@ -157,6 +170,30 @@ class Registers:
             elif kind not in _WITHOUT_REGISTERS:
                 found.extend(key(register.name, scope) for register in registers_in(operand))
         return found
+
+    def constant(self, operand: Operand | None, scope: int) -> Constant | None:
+        """What an integer operand read at ``scope`` holds when that is a constant: an
+        immediate, or a register every write of which is an unguarded `mov` of the same constant
+        (itself an immediate or such a register: nvcc's `mov.u32 %r7, -1;` before the shuffle
+        that reads it, a barrier id, a byte count)."""
+        return self._constant(operand, scope, 0)
+
+    def _constant(self, operand: Operand | None, scope: int, depth: int) -> Constant | None:
+        if type(operand) is Immediate:
+            return Constant(operand.value, ()) if type(operand.value) is int else None
+        if type(operand) is not Register or depth > _MOV_CHAIN:
+            return None
+        writers = self.writers.get(self.key(operand.name, scope), ())
+        value = None
+        for index in writers:
+            writer = self.instructions[index]
+            if writer.opcode.base != "mov" or writer.guard is not None or len(writer.operands) != 2:
+                return None
+            source = self._constant(writer.operands[1], writer.scope, depth + 1)
+            if source is None or (value is not None and source.value != value):
+                return None
+            value = source.value
+        return None if value is None else Constant(value, tuple(writers))
 
     def backward_slice(self, registers: Iterable[str], through: Callable[[int], bool] | None = None) -> tuple[set[str], set[int]]:
         """What ``registers`` are computed from: the registers followed and the instructions

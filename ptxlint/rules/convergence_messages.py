@@ -106,6 +106,13 @@ def membermask_name(site: convergence.Site) -> str:
     return "bar.warp.sync" if opcode.base == "bar" else f"{opcode.base}.sync"
 
 
+def mask_labels(site: convergence.Site) -> list[Label]:
+    """The `mov` that set a membermask collective's mask, where a register holds it."""
+    if site.mask is None or site.mask_set_at is None:
+        return []
+    return [Label(site.mask_set_at, f"the mask `{site.mask:#010x}` is set here")]
+
+
 def lane_phrase(lanes: int) -> str:
     """"lane 0" or "lanes 16-31" for a lane mask."""
     noun = "lane" if lanes & (lanes - 1) == 0 else "lanes"

@@ -85,10 +85,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable, Iterator
 
 from ptxlint.context import ModuleContext
-from ptxlint.diagnostics import Diagnostic, Label, Severity
+from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.lazy_imports import lazy_module
 from ptxlint.rules.base import Rule
-from ptxlint.rules.convergence_messages import cause_labels, first_per_cause, lane_phrase, membermask_name
+from ptxlint.rules.convergence_messages import cause_labels, first_per_cause, lane_phrase, mask_labels, membermask_name
 
 convergence = lazy_module("ptxlint.analyses.convergence")
 
@@ -126,10 +126,7 @@ def _report(site: convergence.Site, execution: Divergence) -> Diagnostic:
         "every lane the mask names and keep only the use of its result under the branch; lanes that skip it must "
         "exit, or execute an instance with the same opcode and mask themselves"
     )
-    labels = cause_labels(execution)
-    if site.mask_set_at is not None:
-        labels.append(Label(site.mask_set_at, f"the mask `{left_out.mask:#010x}` is set here"))
-    return RULE.diagnostic(site.instruction.span, message, labels=labels, help=help)
+    return RULE.diagnostic(site.instruction.span, message, labels=cause_labels(execution) + mask_labels(site), help=help)
 
 
 def _report_bound(site: convergence.Site, execution: Divergence) -> Diagnostic:
@@ -146,10 +143,7 @@ def _report_bound(site: convergence.Site, execution: Divergence) -> Diagnostic:
         "(`v += __shfl_down_sync(0xffffffff, v, 8); if (i < n) …`), or give it the mask of the lanes that pass "
         "(`__ballot_sync(0xffffffff, i < n)`)"
     )
-    labels = cause_labels(execution)
-    if site.mask_set_at is not None:
-        labels.append(Label(site.mask_set_at, f"the mask `{site.mask:#010x}` is set here"))
-    return RULE.diagnostic(site.instruction.span, message, labels=labels, help=help)
+    return RULE.diagnostic(site.instruction.span, message, labels=cause_labels(execution) + mask_labels(site), help=help)
 
 
 RULE = Rule(

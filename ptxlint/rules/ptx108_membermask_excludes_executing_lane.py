@@ -66,10 +66,10 @@ from __future__ import annotations
 from typing import Iterable
 
 from ptxlint.context import ModuleContext
-from ptxlint.diagnostics import Diagnostic, Label, Severity
+from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.lazy_imports import lazy_module
 from ptxlint.rules.base import Rule
-from ptxlint.rules.convergence_messages import lane_phrase, membermask_name
+from ptxlint.rules.convergence_messages import lane_phrase, mask_labels, membermask_name
 
 convergence = lazy_module("ptxlint.analyses.convergence")
 
@@ -91,8 +91,7 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
             f"name every lane that executes `{name}` in the mask (`0xffffffff` for the whole warp, CUDA's "
             "`__shfl_sync(0xffffffff, …)`), or compute each group's mask from the lane index for a sub-warp operation"
         )
-        labels = [Label(site.mask_set_at, f"the mask `{excluded.mask:#010x}` is set here")] if site.mask_set_at else []
-        yield RULE.diagnostic(site.instruction.span, message, labels=labels, help=help)
+        yield RULE.diagnostic(site.instruction.span, message, labels=mask_labels(site), help=help)
 
 
 RULE = Rule(

@@ -35,7 +35,7 @@ from ptxlint.analyses.registers import Registers, register_of_key
 from ptxlint.callgraph import callee_name
 from ptxlint.context import ModuleContext
 from ptxlint.dataflow import Solution, StatesBefore, solve_forward
-from ptxlint.ir import Address, Function, Immediate, Instruction, Module, Operand, Register, Symbol
+from ptxlint.ir import Address, Function, Instruction, Module, Operand, Register, Symbol
 from ptxlint.passes import Describe, Pass
 
 
@@ -151,20 +151,9 @@ def _after(instruction: Instruction, address: Address, names: Registers) -> int 
     return _constant(operands[position + 1], instruction.scope, names) if position + 1 < len(operands) else None
 
 
-def _constant(operand: Operand | None, scope: int, names: Registers, depth: int = 0) -> int | None:
-    """An integer operand's value (read at ``scope``) where it is a constant: an immediate, or a
-    register written once by a `mov` of one."""
-    if type(operand) is Immediate:
-        return operand.value if isinstance(operand.value, int) else None
-    if type(operand) is not Register or depth > 4:
-        return None
-    writers = names.writers.get(names.key(operand.name, scope), ())
-    if len(writers) != 1:
-        return None
-    writer = names.instructions[writers[0]]
-    if writer.opcode.base == "mov" and writer.guard is None and len(writer.operands) == 2:
-        return _constant(writer.operands[1], writer.scope, names, depth + 1)
-    return None
+def _constant(operand: Operand | None, scope: int, names: Registers) -> int | None:
+    constant = names.constant(operand, scope)
+    return None if constant is None else constant.value
 
 
 def _barrier(address: Address, scope: int, names: Registers) -> Identity | None:

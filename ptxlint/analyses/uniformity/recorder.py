@@ -94,7 +94,7 @@ class FactRecorder:
         guard = instruction.guard
         if guard is None or threads is None:
             return threads
-        condition = self._data.operand_value(guard.predicate, instruction, state).bits
+        condition = self._data.predicate_value(guard.predicate, instruction, state).bits
         if type(condition) is not TidSet:
             return threads
         space = self._space
