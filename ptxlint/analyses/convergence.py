@@ -158,7 +158,7 @@ def lanes_left_out(site: Site, sites: Sequence[Site]) -> LeftOut | None:
         return None
     for warp, present in enumerate(lanes):
         missing = mask & existing[warp] & ~present  # lanes a partial warp lacks never run at all
-        if present and missing and not _met_elsewhere(site, sites, mask, warp, present, missing):
+        if present and missing and not _met_elsewhere(site, sites, warp, present, missing):
             return LeftOut(warp, mask, missing, present)
     return None
 
@@ -175,12 +175,10 @@ def split_by_bound(site: Site, sites: Sequence[Site]) -> Divergence | None:
         return None
     if execution.kind not in ("branch", "guard"):
         return None
-    opcode, side = site.instruction.opcode.text, _side(site, execution)
-    for other in sites:
-        if other is site or other.via is not None or other.function is not site.function or other.instruction.opcode.text != opcode:
-            continue
+    side = _side(site, execution)
+    for other in _matching_instances(site, sites):
         cause = other.facts.execution
-        if other.mask not in (None, _LANES) or cause is None or cause.kind != execution.kind:
+        if cause is None or cause.kind != execution.kind:
             continue
         if execution.kind == "guard" and cause.subject == execution.subject:
             return None  # `@%p shfl …; @!%p shfl …`
@@ -235,17 +233,23 @@ def _constant_mask(
     return constant.value & _LANES, set_at
 
 
-def _met_elsewhere(site: Site, sites: Sequence[Site], mask: int, warp: int, present: int, missing: int) -> bool:
-    opcode = site.instruction.opcode
-    for other in sites:
-        if other is site or other.via is not None or other.function is not site.function or other.instruction.opcode.text != opcode.text:
-            continue
-        if other.mask is not None and other.mask != mask:
-            continue  # (a mask not known may be the same one)
+def _met_elsewhere(site: Site, sites: Sequence[Site], warp: int, present: int, missing: int) -> bool:
+    for other in _matching_instances(site, sites):
         lanes = other.facts.lanes
         if lanes is None or (lanes[warp] & missing and not lanes[warp] & present):
             return True
     return False
+
+
+def _matching_instances(site: Site, sites: Sequence[Site]) -> Iterator[Site]:
+    """The other instances in ``site``'s function that its lanes may meet at instead (sm_70 and
+    later): the same opcode and qualifiers, and the same mask (or one not known)."""
+    opcode = site.instruction.opcode.text
+    for other in sites:
+        if other is site or other.via is not None or other.function is not site.function or other.instruction.opcode.text != opcode:
+            continue
+        if other.mask is None or other.mask == site.mask:
+            yield other
 
 
 _LANES = (1 << 32) - 1
