@@ -264,6 +264,10 @@ class ResultValues:
         value = self._data.operand_value(left, instruction, state)
         if constant is None:
             bound = self._data.operand_value(right, instruction, state)
-            return self._thread_index.compare_with_bound(instruction.opcode.modifiers, value, bound, fallback)
+            modifiers = instruction.opcode.modifiers
+            same_field = self._thread_index.compare_same_field(modifiers, value, bound, fallback)
+            if same_field is not fallback:
+                return same_field
+            return self._thread_index.compare_with_bound(modifiers, value, bound, fallback)
         exact = len(instruction.destinations) == 1
         return self._thread_index.compare(instruction.opcode.modifiers, value, constant, swapped, fallback, exact)

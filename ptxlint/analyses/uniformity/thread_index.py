@@ -157,6 +157,26 @@ class ThreadIndexArithmetic:
                 return Value(fallback.level, TidBound(), fallback.origin)
         return fallback
 
+    def compare_same_field(self, modifiers: tuple[str, ...], left: Value, right: Value, fallback: Value) -> Value:
+        """`setp.cmp p, a, b` where both sides are the same `%tid.x` field plus addends
+        (`for (t = start + tid; t < end + tid; t += C)`): the field cancels, so an integer
+        comparison is as uniform as the addends. Exactly so for `eq`/`ne` (equality modulo the
+        register's width); for the orders as long as neither side wraps around the register,
+        which C rules out for `int` and a loop bound that wrapped would break anyway."""
+        first, second = left.bits, right.bits
+        if (
+            type(first) is not TidBits or type(second) is not TidBits
+            or (first.low, first.high, first.position) != (second.low, second.high, second.position)
+        ):  # fmt: skip
+            return fallback
+        if relation_of(modifiers) is None or not integer_types(modifiers):
+            return fallback  # a float comparison rounds each thread's sum its own way
+        level = Level.CTA
+        for bits in (first, second):
+            if bits.unknown is not None:
+                level = max(level, bits.unknown_level)
+        return at_most(Value(fallback.level, None, fallback.origin), level)
+
     def _compare_with_addend(self, comparison: str, value: Value, bits: TidBits, constant: int, fallback: Value) -> Value:
         """`%tid.x + addend < constant` with an unknown addend (the linear index `tid.y * ntid.x +
         tid.x < 32` tests for warp 0). The addend is a multiple of ``2**a``: an aligned group of
