@@ -155,7 +155,7 @@ def many_kernels(size: int) -> bytes:
             f".visible .entry k{index}(.param .u64 p)\n{{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n"
             "\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %tid.x;\n\tsetp.eq.u32 %p1, %r1, 0;\n\t@%p1 bra DONE;\n"
             "\tshl.b32 %r2, %r1, 2;\n\tcvt.u64.u32 %rd2, %r2;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
-            "\tld.global.u32 %r3, [%rd3];\n\tbar.sync 0;\n\tst.global.u32 [%rd3], %r3;\nDONE:\n\tret;\n}\n"
+            "\tld.global.u32 %r3, [%rd3];\n\tbar.sync 0;\n\tst.global.u32 [%rd3], %r3;\nDONE:\n\tbar.sync 0;\n\tret;\n}\n"
         )
     return "".join(lines).encode()
 

@@ -20,7 +20,7 @@ INPUT = "tests/golden/inputs/repeated.ptx"
 @pytest.mark.parametrize(("grouped", "golden"), [(True, "grouped-full.txt"), (False, "ungrouped-full.txt")])
 def test_grouping_golden(grouped: bool, golden: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
-    rules = (RULES_BY_CODE["PTX104"],)
+    rules = (RULES_BY_CODE["PTX102"],)
     report = Report((lint_path(INPUT, LintSettings(rules=rules)),), rules=rules, group=grouped)
     assert_golden(render("full", report), golden)
 
@@ -29,7 +29,7 @@ def test_sarif_mapped_to_the_source_has_one_result_per_source_line(monkeypatch: 
     """With `--map-to-source` a review bot annotates the CUDA line once; both PTX instructions are
     related locations. Without it, each PTX finding is its own result."""
     monkeypatch.chdir(ROOT)
-    rules = (RULES_BY_CODE["PTX104"],)
+    rules = (RULES_BY_CODE["PTX102"],)
     counts = {}
     for mapped in (True, False):
         report = Report((lint_path(INPUT, LintSettings(rules=rules)),), rules=rules, map_to_source=mapped)
@@ -44,5 +44,5 @@ def test_sarif_mapped_to_the_source_has_one_result_per_source_line(monkeypatch: 
         if related["physicalLocation"]["artifactLocation"]["uri"].endswith("repeated.ptx")
         and related["message"]["text"] in ("the PTX instruction", "the same finding at this PTX instruction")
     ]
-    assert ptx_lines == [15, 28]
+    assert ptx_lines == [16, 30]
     assert len(counts[False]) == 2

@@ -174,7 +174,6 @@ def exit_help(site: convergence.Site, divergence: Divergence) -> str:
     uniform = {
         aligned.Scope.WARP: f"warp-uniform (a test of {WARP_INDEX})",
         aligned.Scope.WARPGROUP: f"warpgroup-uniform (a test of {WARPGROUP_INDEX})",
-        aligned.Scope.CTA: "the same for the whole CTA",
     }[site.requirement.scope]
     return (
         f"keep every thread that {name} needs alive until it: instead of an early `return` (or `exit`) for the "

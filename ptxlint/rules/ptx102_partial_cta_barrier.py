@@ -67,7 +67,8 @@ A barrier with a thread count (`bar.sync 1, 128`) under control that is uniform 
 but not across the CTA is the warp-specialisation idiom; it is reported by the off-by-default
 PTX103 instead. The non-aligned `barrier.sync` may legally be reached from different places and
 is not reported. Threads that exited before the barrier, through a guarded `exit` or a branch to
-one, are PTX104.
+one, are not waited for: the ISA releases a barrier that only exited threads hold up, so
+`if (i >= n) return; __syncthreads();` is not reported.
 
 Comparisons of one register with constants are related: when a branch can split the threads only
 if a CTA-uniform comparison in its condition holds (`!(n <u LIMIT && warp == 0)` needs

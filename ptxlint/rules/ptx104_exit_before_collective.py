@@ -1,13 +1,14 @@
 """## What it does
-Reports a warp-aligned instruction, a warpgroup-aligned one, or a barrier without a thread count
-that may run after some threads of its warp (warpgroup) exited: a guarded `exit` or kernel `ret`
-on the path to it, or a branch that sends some of them to one.
+Reports a warp-aligned instruction or a warpgroup-aligned one that may run after some threads of
+its warp (warpgroup) exited: a guarded `exit` or kernel `ret` on the path to it, or a branch that
+sends some of them to one.
 
 ## Why is this bad?
-Exited threads never arrive. A warp-aligned instruction then runs with part of the warp, which is
-undefined behaviour, and a barrier waits for threads that are gone. The usual source is a
-guarded `exit` at the top of a kernel, or the branch nvcc emits for `if (threadIdx.x >= n)
-return;` (`@%p bra $L__exit; … $L__exit: ret;`), followed by a barrier or tensor-core code.
+Exited threads never arrive. A warp-aligned instruction (`mma.sync`, `ldmatrix`, `wmma.*`,
+`tcgen05.*`) then runs with part of the warp, which is undefined behaviour: the missing lanes'
+fragments are garbage, or the warp hangs. The usual source is a guarded `exit` at the top of a
+kernel, or the branch nvcc emits for `if (threadIdx.x >= n) return;` (`@%p bra $L__exit; …
+$L__exit: ret;`), followed by tensor-core code.
 
 ## Example
 ```ptx
@@ -17,12 +18,14 @@ return;` (`@%p bra $L__exit; … $L__exit: ret;`), followed by a barrier or tens
 .visible .entry kernel(.param .u32 n)
 {
 	.reg .pred %p<2>;
-	.reg .b32 %r<3>;
+	.reg .b32 %r<4>;
+	.shared .align 16 .b8 tile[512];
 	ld.param.u32 %r1, [n];
 	mov.u32 %r2, %tid.x;
 	setp.ge.u32 %p1, %r2, %r1;
 	@%p1 exit;
-	bar.sync 0;
+	mov.u32 %r3, tile;
+	ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r2}, [%r3];
 	ret;
 }
 ```
@@ -36,11 +39,13 @@ Keep every thread alive until the collective and skip only the work:
 .visible .entry kernel(.param .u32 n)
 {
 	.reg .pred %p<2>;
-	.reg .b32 %r<3>;
+	.reg .b32 %r<4>;
+	.shared .align 16 .b8 tile[512];
 	ld.param.u32 %r1, [n];
 	mov.u32 %r2, %tid.x;
 	setp.ge.u32 %p1, %r2, %r1;
-	bar.sync 0;
+	mov.u32 %r3, tile;
+	ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r2}, [%r3];
 	@%p1 exit;
 	ret;
 }
@@ -48,14 +53,16 @@ Keep every thread alive until the collective and skip only the work:
 
 ## Exceptions
 The exit may be written either way, a guarded `exit` or a branch around one: the bug and the
-rule are the same. An exit taken by whole warps (its condition is warp-uniform) does not affect warp-aligned
-instructions of the remaining warps, and is not reported for them. `ret` from a `.func` returns
-to the caller and `trap` ends the whole grid; neither is an exit of part of a warp. Barriers with
-a thread count are only waited on by the threads counted, so they are not reported either.
-For warpgroup-aligned instructions (`wgmma.*`, `setmaxnreg`), an exit taken by whole warps is
-reported only when its condition provably splits a warpgroup (`warp == 1`, `%tid.x >= 64`), as
-in PTX101: a warp-uniform condition that is not proven to split one (a scheduler result reduced
-across the warp, a loaded flag) is accepted.
+rule are the same. An exit taken by whole warps (its condition is warp-uniform) does not affect
+warp-aligned instructions of the remaining warps, and is not reported for them. `ret` from a
+`.func` returns to the caller and `trap` ends the whole grid; neither is an exit of part of a
+warp. CTA barriers are not reported, with or without a thread count: the ISA releases a barrier
+that only exited threads hold up, and `bar.sync` waits only for the non-exited threads of each
+warp, so `if (i >= n) return; __syncthreads();` is well defined (compute-sanitizer's synccheck
+agrees). For warpgroup-aligned instructions (`wgmma.*`, `setmaxnreg`), an exit taken by whole
+warps is reported only when its condition provably splits a warpgroup (`warp == 1`,
+`%tid.x >= 64`), as in PTX101: a warp-uniform condition that is not proven to split one (a
+scheduler result reduced across the warp, a loaded flag) is accepted.
 """
 
 from __future__ import annotations
@@ -80,12 +87,10 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
 
 
 def _tolerated(site: convergence.Site) -> aligned.Scope | None:
-    """The scope whose exits the site tolerates when uniform over it (whole warps may leave a CTA
-    barrier), or None when exits do not matter to it."""
+    """The scope whose exits the site tolerates when uniform over it, or None when exits do not
+    matter to it: a CTA barrier waits only for threads that have not exited."""
     requirement = site.requirement
-    if requirement.barrier:
-        return None if requirement.thread_count else aligned.Scope.WARP
-    if not requirement.aligned:
+    if requirement.barrier or not requirement.aligned:
         return None
     return requirement.scope
 
@@ -101,7 +106,7 @@ def _candidates(context: ModuleContext) -> Iterator[tuple[convergence.Site, Dive
 
 
 def _report(site: convergence.Site, exit_mark: Divergence) -> Diagnostic:
-    scope = "the CTA" if site.requirement.scope == aligned.Scope.CTA else f"its {site.requirement.scope.noun}"
+    scope = f"its {site.requirement.scope.noun}"
     if exit_mark.kind == "exit-branch":
         where = f"the branch at line {exit_mark.span.line} sends threads to an exit and"
     else:
@@ -119,7 +124,7 @@ RULE = Rule(
     code="PTX104",
     name="exit-before-collective",
     severity=Severity.ERROR,
-    summary="A collective that may run after part of its warp or CTA exited",
+    summary="A warp- or warpgroup-aligned instruction that may run after part of its warp or warpgroup exited",
     docs=__doc__ or "",
     check=check,
     requires=("convergence",),
