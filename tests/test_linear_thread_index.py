@@ -75,6 +75,10 @@ CASES: list[tuple[str, Concrete, Callable[[], Value]]] = [
      lambda: _compare("lt.u32", ARITHMETIC.arithmetic(_op("add.s32"), [_linear(), _constant(3)]), 35)),
     ("thread_rank warp", lambda x, y, z, nx, ny: ((z * ny + y) * nx + x) >> 5,
      lambda: ARITHMETIC.arithmetic(_op("shr.u32"), [_thread_rank(), _constant(5)])),
+    ("tid.x - (tid.x & -32)", lambda x, y, z, nx, ny: x - (x & -32),  # nvcc's signed `threadIdx.x % 32`
+     lambda: ARITHMETIC.arithmetic(_op("sub.s32"), [
+         Value(Level.THREAD, TID_X), ARITHMETIC.arithmetic(_op("and.b32"), [Value(Level.THREAD, TID_X), _constant(0x3FFFFFE0)])
+     ])),
     ("thread_rank lane", lambda x, y, z, nx, ny: ((z * ny + y) * nx + x) & 31,
      lambda: ARITHMETIC.arithmetic(_op("and.b32"), [_thread_rank(), _constant(31)])),
 ]
@@ -131,3 +135,45 @@ def test_a_bounds_check_on_the_global_index_is_one_run_of_threads() -> None:
         split = [warp for warp in range(0, threads, 32) if len(set(holds[warp : warp + 32])) > 1]
         assert len(split) <= 1
         assert holds == sorted(holds, reverse=True)  # one run, from the first thread
+
+
+def test_the_same_field_on_both_sides_of_a_comparison_cancels() -> None:
+    """`start + tid < end + tid` holds in every thread or in none (as long as neither side
+    wraps around); a bound without the thread index, or with another field of it, does not."""
+    tid = Value(Level.THREAD, TID_X)
+    start, end = Value(Level.CTA), Value(Level.CTA, Multiple(3))
+    first = ARITHMETIC.arithmetic(_op("add.s32"), [start, tid])
+    last = ARITHMETIC.arithmetic(_op("add.s32"), [end, tid])
+    fallback = Value(Level.THREAD)
+    for order in ("lt.s32", "ge.u32", "ne.s32", "lo.u32"):
+        assert ARITHMETIC.compare_same_field(tuple(order.split(".")), first, last, fallback).level == Level.CTA
+    doubled = ARITHMETIC.arithmetic(_op("shl.b32"), [tid, _constant(1)])
+    assert ARITHMETIC.compare_same_field(("lt", "s32"), first, doubled, fallback) is fallback
+    assert ARITHMETIC.compare_same_field(("lt", "s32"), first, end, fallback) is fallback
+    assert ARITHMETIC.compare_same_field(("lt", "f32"), first, last, fallback) is fallback
+    for a, b in ((0, 5), (7, 7), (100, 3)):
+        assert len({a + t < b + t for t in range(1024)}) == 1
+
+
+def test_a_warp_reduction_of_a_lane_function_is_the_same_in_every_warp() -> None:
+    """`partial[lane]` after the barrier: every warp reads the same entries, so a full-warp vote
+    or reduction of them (or of a comparison of them with a uniform value) is CTA-uniform; an
+    entry picked by the warp or by the whole thread index is not, and a block with a partial
+    warp reduces fewer entries in its last warp."""
+    tid = Value(Level.THREAD, TID_X)
+    lane = ARITHMETIC.arithmetic(_op("and.b32"), [tid, _constant(31)])
+    address = ARITHMETIC.arithmetic(_op("add.s32"), [Value(Level.CTA), ARITHMETIC.arithmetic(_op("shl.b32"), [lane, _constant(2)])])
+    loaded = ARITHMETIC.loaded_by_lane(address, 32)
+    assert loaded is not None and loaded.level == Level.THREAD
+    assert ARITHMETIC.reduces_lane_function(loaded)
+    predicate = ARITHMETIC.compare_lane_values(loaded, _constant(0), Value(Level.THREAD))
+    assert ARITHMETIC.reduces_lane_function(predicate)
+    assert not ARITHMETIC.reduces_lane_function(ARITHMETIC.compare_lane_values(loaded, Value(Level.WARP), Value(Level.THREAD)))
+    by_thread = ARITHMETIC.arithmetic(_op("add.s32"), [Value(Level.CTA), ARITHMETIC.arithmetic(_op("shl.b32"), [tid, _constant(2)])])
+    assert ARITHMETIC.loaded_by_lane(by_thread, 32) is None
+    by_warp = ARITHMETIC.arithmetic(_op("shr.u32"), [tid, _constant(5)])
+    assert ARITHMETIC.loaded_by_lane(by_warp, 32) is None
+    from ptxlint.analyses.threads.lane_sets import ThreadSpace
+
+    partial_warp = ThreadIndexArithmetic(LaneModel(BlockShape(48, 1, 1, 48, True, assumed=False)), ThreadSpace(48))
+    assert not partial_warp.reduces_lane_function(partial_warp.loaded_by_lane(address, 32))  # type: ignore[arg-type]

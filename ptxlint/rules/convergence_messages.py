@@ -28,23 +28,34 @@ def variation(level: tid_fields.Level) -> str:
     }[level]
 
 
-def cause_phrase(divergence: Divergence) -> str:
+def condition_variation(divergence: Divergence, warp_scoped: bool = False) -> str:
+    """How the condition of a guard, branch or exit varies. For a collective of one warp, a bounds
+    check on the thread index says when it splits one, so that a reader can tell whether the
+    kernel's launch rules that out."""
+    if divergence.bounded and warp_scoped:
+        return "compares the thread index with a bound that splits a warp unless it is a multiple of 32"
+    return variation(divergence.level)
+
+
+def cause_phrase(divergence: Divergence, warp_scoped: bool = False) -> str:
     """"its guard `%p1` varies within a warp" / "the branch on `%p2` … varies within a warp"."""
     if divergence.kind == "guard":
-        return f"its guard `{divergence.subject}` {variation(divergence.level)}"
+        return f"its guard `{divergence.subject}` {condition_variation(divergence, warp_scoped)}"
     if divergence.kind == "paths":
         return f"the branches on the way (such as the one on `{divergence.subject}`) let only some warps reach it"
-    return f"it is inside a branch on `{divergence.subject}`, which {variation(divergence.level)}"
+    return f"it is inside a branch on `{divergence.subject}`, which {condition_variation(divergence, warp_scoped)}"
 
 
-def cause_labels(divergence: Divergence) -> list[Label]:
-    """The guard, branch or exit, and the divergent source behind its condition."""
+def cause_labels(divergence: Divergence, warp_scoped: bool = False) -> list[Label]:
+    """The guard, branch or exit, and the divergent source behind its condition (``warp_scoped``:
+    for a collective of one warp)."""
+    varies = condition_variation(divergence, warp_scoped)
     if divergence.kind == "guard":
-        labels = [Label(divergence.span, f"guard `{divergence.subject}` {variation(divergence.level)}")]
+        labels = [Label(divergence.span, f"guard `{divergence.subject}` {varies}")]
     elif divergence.kind == "branch":
-        labels = [Label(divergence.span, f"this branch on `{divergence.subject}` {variation(divergence.level)}")]
+        labels = [Label(divergence.span, f"this branch on `{divergence.subject}` {varies}")]
     elif divergence.kind == "exit-branch":
-        labels = [Label(divergence.span, f"this branch on `{divergence.subject}` {variation(divergence.level)} and leads to an exit")]
+        labels = [Label(divergence.span, f"this branch on `{divergence.subject}` leads to an exit and {varies}")]
     elif divergence.kind == "paths":
         reach = f" ({divergence.origin.message})" if divergence.origin is not None else ""
         return [Label(divergence.span, f"the paths through this branch and those before it bring whole warps{reach}")]
@@ -141,6 +152,12 @@ def divergence_help(site: convergence.Site, divergence: Divergence) -> str:
         return (
             f"all four warps of a warpgroup must execute {name} together: branch on {WARPGROUP_INDEX}, "
             "not on a warp index that splits a warpgroup"
+        )
+    if site.requirement.scope == aligned.Scope.WARP and divergence.bounded:
+        return (
+            f"every lane of the warp must execute {name} (it is `.aligned`): test the bound once per warp (on the "
+            "index of the warp's first lane, `i - lane < n`) and give the lanes past it neutral data; if the launch "
+            "keeps the bound a multiple of 32, suppress this finding saying so"
         )
     if site.requirement.scope == aligned.Scope.WARP:
         whole, uniform = "every lane of the warp", f"a warp-uniform value such as {WARP_INDEX}"

@@ -122,9 +122,10 @@ def _candidates(context: ModuleContext) -> Iterator[tuple[convergence.Site, Dive
 
 def _report(site: convergence.Site, execution: Divergence) -> Diagnostic:
     scope = site.requirement.scope.noun
-    message = f"{subject(site)} may run with only part of a {scope}: {cause_phrase(execution)}"
+    warp_scoped = site.requirement.scope == aligned.Scope.WARP
+    message = f"{subject(site)} may run with only part of a {scope}: {cause_phrase(execution, warp_scoped)}"
     return RULE.diagnostic(
-        site.instruction.span, message, labels=call_labels(site) + cause_labels(execution), help=divergence_help(site, execution)
+        site.instruction.span, message, labels=call_labels(site) + cause_labels(execution, warp_scoped), help=divergence_help(site, execution)
     )
 
 

@@ -73,7 +73,7 @@ from ptxlint.context import ModuleContext
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.lazy_imports import lazy_module
 from ptxlint.rules.base import Rule
-from ptxlint.rules.convergence_messages import call_labels, cause_labels, exit_help, first_per_cause, subject, variation
+from ptxlint.rules.convergence_messages import call_labels, cause_labels, condition_variation, exit_help, first_per_cause, subject
 
 aligned = lazy_module("ptxlint.isa.aligned")
 convergence = lazy_module("ptxlint.analyses.convergence")
@@ -107,16 +107,17 @@ def _candidates(context: ModuleContext) -> Iterator[tuple[convergence.Site, Dive
 
 def _report(site: convergence.Site, exit_mark: Divergence) -> Diagnostic:
     scope = f"its {site.requirement.scope.noun}"
+    warp_scoped = site.requirement.scope == aligned.Scope.WARP
     if exit_mark.kind == "exit-branch":
         where = f"the branch at line {exit_mark.span.line} sends threads to an exit and"
     else:
         where = f"the exit at line {exit_mark.span.line}"
     message = (
         f"{subject(site)} may run after some threads of {scope} exited: "
-        f"{where} depends on `{exit_mark.subject}`, which {variation(exit_mark.level)}"
+        f"{where} depends on `{exit_mark.subject}`, which {condition_variation(exit_mark, warp_scoped)}"
     )
     return RULE.diagnostic(
-        site.instruction.span, message, labels=call_labels(site) + cause_labels(exit_mark), help=exit_help(site, exit_mark)
+        site.instruction.span, message, labels=call_labels(site) + cause_labels(exit_mark, warp_scoped), help=exit_help(site, exit_mark)
     )
 
 

@@ -126,7 +126,7 @@ def _report(site: convergence.Site, execution: Divergence) -> Diagnostic:
         "every lane the mask names and keep only the use of its result under the branch; lanes that skip it must "
         "exit, or execute an instance with the same opcode and mask themselves"
     )
-    return RULE.diagnostic(site.instruction.span, message, labels=cause_labels(execution) + mask_labels(site), help=help)
+    return RULE.diagnostic(site.instruction.span, message, labels=cause_labels(execution, warp_scoped=True) + mask_labels(site), help=help)
 
 
 def _report_bound(site: convergence.Site, execution: Divergence) -> Diagnostic:
@@ -143,7 +143,7 @@ def _report_bound(site: convergence.Site, execution: Divergence) -> Diagnostic:
         "(`v += __shfl_down_sync(0xffffffff, v, 8); if (i < n) …`), or give it the mask of the lanes that pass "
         "(`__ballot_sync(0xffffffff, i < n)`)"
     )
-    return RULE.diagnostic(site.instruction.span, message, labels=cause_labels(execution) + mask_labels(site), help=help)
+    return RULE.diagnostic(site.instruction.span, message, labels=cause_labels(execution, warp_scoped=True) + mask_labels(site), help=help)
 
 
 RULE = Rule(

@@ -119,9 +119,11 @@ class TidSet:
 @record(slots=True)
 class TidBound:
     """A predicate comparing the thread index (`%tid.x` plus a CTA-uniform addend: the global
-    index `blockIdx.x * blockDim.x + threadIdx.x`) with a CTA-uniform bound no constant fixes
-    (`i < n`), or such a predicate combined with warp-uniform ones: true in a run of consecutive
-    threads, so it splits at most one warp, and does whenever the bound falls inside a warp."""
+    index `blockIdx.x * blockDim.x + threadIdx.x`; or plus a warp-uniform multiple of 32: the
+    linear index `threadIdx.y * blockDim.x + threadIdx.x`) with a CTA-uniform bound no constant
+    fixes (`i < n`), or such a predicate combined with warp-uniform ones: true in a run of
+    consecutive thread indices, so it splits at most the warp the bound falls in, and does unless
+    the bound is a multiple of 32."""
 
 
 @record(slots=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ptxlint import ir
-from ptxlint.analyses.threads.tid_fields import Level, TidBound, TidSet
+from ptxlint.analyses.threads.tid_fields import Level, TidBound, TidDependence, TidSet
 from ptxlint.analyses.uniformity.calls import Parameters
 from ptxlint.analyses.uniformity.data import DataTransfer
 from ptxlint.analyses.uniformity.inputs import FunctionInputs
@@ -138,6 +138,11 @@ class ResultValues:
         full mask, warp-uniform."""
         membermask = instruction.operands[-1] if instruction.operands else None
         if membermask is not None and self._data.constant_operand(membermask, instruction, state) in _FULL_MASKS:
+            sources = instruction.sources
+            if len(sources) == 2 and self._thread_index.reduces_lane_function(
+                self._data.operand_value(sources[0], instruction, state)
+            ):
+                return UNIFORM  # every warp reduces the same lane values (`buf[lane]`)
             return Value(Level.WARP)
         return self.varying(index, f"`{instruction.opcode.text}` with a partial mask differs between lanes", instruction.opcode_span)
 
@@ -217,6 +222,11 @@ class ResultValues:
         value = self._data.operand_value(address, instruction, state)
         if value.level == Level.CTA:
             return UNIFORM
+        if address.base is not None and not address.extra:  # `[%r6+8]`: the register's form holds
+            base = self._data.operand_value(address.base, instruction, state)
+            by_lane = self._thread_index.loaded_by_lane(base, 8 * (access_bytes(modifiers) or 8))
+            if by_lane is not None:
+                return by_lane
         origin = value.origin or Origin(address.span, "the address differs between threads")
         return Value(value.level, None, origin)
 
@@ -262,12 +272,16 @@ class ResultValues:
             left, right = right, left
         constant = self._data.constant_operand(right, instruction, state)
         value = self._data.operand_value(left, instruction, state)
-        if constant is None:
-            bound = self._data.operand_value(right, instruction, state)
+        other = self._data.operand_value(right, instruction, state) if constant is None else None
+        if type(value.bits) is TidDependence or (other is not None and type(other.bits) is TidDependence):
+            if other is None:
+                other = self._data.operand_value(right, instruction, state)
+            return self._thread_index.compare_lane_values(value, other, fallback)
+        if other is not None:
             modifiers = instruction.opcode.modifiers
-            same_field = self._thread_index.compare_same_field(modifiers, value, bound, fallback)
+            same_field = self._thread_index.compare_same_field(modifiers, value, other, fallback)
             if same_field is not fallback:
                 return same_field
-            return self._thread_index.compare_with_bound(modifiers, value, bound, fallback)
+            return self._thread_index.compare_with_bound(modifiers, value, other, fallback)
         exact = len(instruction.destinations) == 1
         return self._thread_index.compare(instruction.opcode.modifiers, value, constant, swapped, fallback, exact)

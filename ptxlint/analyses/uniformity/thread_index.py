@@ -44,6 +44,16 @@ from ptxlint.isa.types import integer_types
 
 
 _INTEGER_TYPE_PREFIXES = ("u", "s", "b")
+_WARP_BITS = 5  # log2 of the warp size
+
+
+def _consecutive_in_warps(bits: TidBits) -> bool:
+    """`%tid.x` plus an addend that keeps each warp's values one aligned run of 32: a CTA-uniform
+    addend (the global index `ctaid * ntid + tid`), or a warp-uniform multiple of 32 (the linear
+    index `tid.y * ntid.x + tid.x` in a block whose x extent is a multiple of 32)."""
+    if bits.unknown is None or bits.unknown_level == Level.CTA:
+        return True
+    return bits.unknown_level == Level.WARP and bits.unknown >= _WARP_BITS
 _ZERO = Value(Level.CTA, Constant(0))
 # The widest register: shifting a value this far or further leaves nothing.
 _REGISTER_BITS = 64
@@ -152,7 +162,7 @@ class ThreadIndexArithmetic:
             bits = index.bits
             if (
                 type(bits) is TidBits and bits.low == 0 and bits.position == 0 and bits.high is None
-                and (bits.unknown is None or bits.unknown_level == Level.CTA) and bound.level == Level.CTA
+                and _consecutive_in_warps(bits) and bound.level == Level.CTA
             ):  # fmt: skip
                 return Value(fallback.level, TidBound(), fallback.origin)
         return fallback
@@ -176,6 +186,51 @@ class ThreadIndexArithmetic:
             if bits.unknown is not None:
                 level = max(level, bits.unknown_level)
         return at_most(Value(fallback.level, None, fallback.origin), level)
+
+    def lane_dependence(self, value: Value) -> TidDependence | None:
+        """The `%tid.x` bits a thread-varying value depends on, when they are lane bits only and
+        the rest of the value is CTA-uniform: the same function of the lane in every warp."""
+        if value.level != Level.THREAD or not self.lanes.warp_bits_ok or type(value.bits) not in (TidBits, TidDependence):
+            return None
+        dependence = dependence_of(value.bits, self.lanes.tid_bits)
+        if dependence is None or dependence.lowest is None:
+            return None
+        union = 0
+        for bits in dependence.bits:
+            union |= bits
+        return dependence if union < 1 << _WARP_BITS else None
+
+    def loaded_by_lane(self, address: Value, width: int) -> Value | None:
+        """A load from an address that is the same function of the lane in every warp reads the
+        same locations in every warp, so it loads the same values (a race aside, as a load from a
+        uniform address assumes): a block reduction's `partial[lane]` after the barrier."""
+        dependence = self.lane_dependence(address)
+        if dependence is None:
+            return None
+        union = 0
+        for bits in dependence.bits:
+            union |= bits
+        return Value(Level.THREAD, TidDependence((union,) * min(width, _REGISTER_BITS)), address.origin)
+
+    def compare_lane_values(self, left: Value, right: Value, fallback: Value) -> Value:
+        """`setp.cmp p, a, b` of a lane function and a CTA-uniform value: a lane function."""
+        for varying, other in ((left, right), (right, left)):
+            if other.level != Level.CTA:
+                continue
+            dependence = self.lane_dependence(varying)
+            if dependence is not None:
+                union = 0
+                for bits in dependence.bits:
+                    union |= bits
+                return Value(fallback.level, TidDependence((union,)), fallback.origin)
+        return fallback
+
+    def reduces_lane_function(self, operand: Value) -> bool:
+        """Whether a full-mask `vote`/`redux` of ``operand`` is the same in every warp: it reduces
+        a function of the lane only, and every warp has all 32 lanes (a block of whole warps, or
+        one whose size is not declared)."""
+        whole_warps = self.space is None or self.space.bound % (1 << _WARP_BITS) == 0
+        return whole_warps and self.lane_dependence(operand) is not None
 
     def _compare_with_addend(self, comparison: str, value: Value, bits: TidBits, constant: int, fallback: Value) -> Value:
         """`%tid.x + addend < constant` with an unknown addend (the linear index `tid.y * ntid.x +
@@ -287,6 +342,8 @@ class ThreadIndexArithmetic:
                 return first
             return second if constant_of(first) == 0 and base != "sub" else None
         sign = -1 if base == "sub" else 1
+        if base == "sub" and type(first.bits) is TidBits and type(second.bits) is TidBits:
+            return self._low_part(first, first.bits, second.bits)
         if type(first.bits) is not TidBits and type(second.bits) is TidBits and base == "add":
             first, second = second, first
         if type(first.bits) is TidBits:
@@ -308,6 +365,19 @@ class ThreadIndexArithmetic:
         if first_constant is not None and second_constant is not None:
             return Value(Level.CTA, Constant(first_constant + sign * second_constant))
         return multiple_of(min(alignment_of(first.bits), alignment_of(second.bits)))
+
+    def _low_part(self, value: Value, whole: TidBits, upper: TidBits) -> Value | None:
+        """`x - (x & -2**k)`: a field minus its own bits from ``k`` up is its low bits (nvcc's
+        `threadIdx.x % 32` for a signed index: `tid - (tid & -32)`)."""
+        top = self.lanes.tid_bits  # a field that runs past the highest `%tid.x` bit runs to the top
+        if (
+            (whole.high is not None and whole.high < top) or (upper.high is not None and upper.high < top)
+            or upper.offset or upper.unknown is not None
+            or upper.low <= whole.low or upper.position - upper.low != whole.position - whole.low
+        ):  # fmt: skip
+            return None
+        bits = TidBits(whole.low, upper.low, whole.position, whole.offset, whole.unknown, whole.unknown_level)
+        return self._field_value(bits, value)
 
     def _multiply(self, first: Value, second: Value) -> Value | None:
         if type(first.bits) is not TidBits and type(second.bits) is TidBits:
