@@ -13,12 +13,16 @@ import pytest
 from ptxlint.analyses.launch import BlockShape
 from ptxlint.analyses.threads.tid_fields import TID_X, LaneModel, Level, Multiple, TidBits, TidBound
 from ptxlint.analyses.uniformity.lattice import Value
+from ptxlint.analyses.uniformity.lane_functions import LaneFunctions
+from ptxlint.analyses.uniformity.thread_comparisons import ThreadIndexComparisons
 from ptxlint.analyses.uniformity.thread_index import ThreadIndexArithmetic
 from ptxlint.ir import Opcode
 
 SHAPES = [(32, 4, 1), (64, 2, 3), (96, 3, 2), (128, 8, 1), (32, 1, 1), (256, 1, 4)]
 ASSUMED = LaneModel(BlockShape(None, None, None, None, True, assumed=True))
 ARITHMETIC = ThreadIndexArithmetic(ASSUMED, None)
+COMPARISONS = ThreadIndexComparisons(ASSUMED, None)
+LANE_FUNCTIONS = LaneFunctions(ASSUMED, None)
 
 TID_Y = Value(Level.WARP)  # what the uniformity transfer gives `%tid.y` and `%tid.z` here
 NTID_X = Value(Level.CTA, Multiple(5))  # whole warps: a multiple of 32
@@ -47,7 +51,7 @@ def _thread_rank() -> Value:
 
 def _compare(modifiers: str, value: Value, constant: int) -> Value:
     fallback = Value(value.level, None, value.origin)
-    return ARITHMETIC.compare(tuple(modifiers.split(".")), value, constant, False, fallback, exact=False)
+    return COMPARISONS.compare(tuple(modifiers.split(".")), value, constant, False, fallback, exact=False)
 
 
 # (name, the value on (x, y, z, ntid.x, ntid.y), its symbolic computation)
@@ -126,10 +130,10 @@ def test_a_bounds_check_on_the_global_index_is_one_run_of_threads() -> None:
     index = ARITHMETIC.arithmetic(_op("add.s32"), [start, Value(Level.THREAD, TID_X)])
     fallback = Value(Level.THREAD)
     for order in ("lt.s32", "ge.u32", "gt.s32"):
-        assert type(ARITHMETIC.compare_with_bound(tuple(order.split(".")), index, bound, fallback).bits) is TidBound
-        assert type(ARITHMETIC.compare_with_bound(tuple(order.split(".")), bound, index, fallback).bits) is TidBound
-    assert ARITHMETIC.compare_with_bound(("eq", "s32"), index, bound, fallback) is fallback
-    assert ARITHMETIC.compare_with_bound(("lt", "s32"), index, Value(Level.THREAD), fallback) is fallback
+        assert type(COMPARISONS.compare_with_bound(tuple(order.split(".")), index, bound, fallback).bits) is TidBound
+        assert type(COMPARISONS.compare_with_bound(tuple(order.split(".")), bound, index, fallback).bits) is TidBound
+    assert COMPARISONS.compare_with_bound(("eq", "s32"), index, bound, fallback) is fallback
+    assert COMPARISONS.compare_with_bound(("lt", "s32"), index, Value(Level.THREAD), fallback) is fallback
     for block, threads, n in ((0, 256, 77), (3, 128, 400), (1, 1024, 1500), (2, 96, 230)):
         holds = [block * threads + t < n for t in range(threads)]
         split = [warp for warp in range(0, threads, 32) if len(set(holds[warp : warp + 32])) > 1]
@@ -146,11 +150,11 @@ def test_the_same_field_on_both_sides_of_a_comparison_cancels() -> None:
     last = ARITHMETIC.arithmetic(_op("add.s32"), [end, tid])
     fallback = Value(Level.THREAD)
     for order in ("lt.s32", "ge.u32", "ne.s32", "lo.u32"):
-        assert ARITHMETIC.compare_same_field(tuple(order.split(".")), first, last, fallback).level == Level.CTA
+        assert COMPARISONS.compare_same_field(tuple(order.split(".")), first, last, fallback).level == Level.CTA
     doubled = ARITHMETIC.arithmetic(_op("shl.b32"), [tid, _constant(1)])
-    assert ARITHMETIC.compare_same_field(("lt", "s32"), first, doubled, fallback) is fallback
-    assert ARITHMETIC.compare_same_field(("lt", "s32"), first, end, fallback) is fallback
-    assert ARITHMETIC.compare_same_field(("lt", "f32"), first, last, fallback) is fallback
+    assert COMPARISONS.compare_same_field(("lt", "s32"), first, doubled, fallback) is fallback
+    assert COMPARISONS.compare_same_field(("lt", "s32"), first, end, fallback) is fallback
+    assert COMPARISONS.compare_same_field(("lt", "f32"), first, last, fallback) is fallback
     for a, b in ((0, 5), (7, 7), (100, 3)):
         assert len({a + t < b + t for t in range(1024)}) == 1
 
@@ -163,17 +167,17 @@ def test_a_warp_reduction_of_a_lane_function_is_the_same_in_every_warp() -> None
     tid = Value(Level.THREAD, TID_X)
     lane = ARITHMETIC.arithmetic(_op("and.b32"), [tid, _constant(31)])
     address = ARITHMETIC.arithmetic(_op("add.s32"), [Value(Level.CTA), ARITHMETIC.arithmetic(_op("shl.b32"), [lane, _constant(2)])])
-    loaded = ARITHMETIC.loaded_by_lane(address, 32)
+    loaded = LANE_FUNCTIONS.loaded_by_lane(address, 32)
     assert loaded is not None and loaded.level == Level.THREAD
-    assert ARITHMETIC.reduces_lane_function(loaded)
-    predicate = ARITHMETIC.compare_lane_values(loaded, _constant(0), Value(Level.THREAD))
-    assert ARITHMETIC.reduces_lane_function(predicate)
-    assert not ARITHMETIC.reduces_lane_function(ARITHMETIC.compare_lane_values(loaded, Value(Level.WARP), Value(Level.THREAD)))
+    assert LANE_FUNCTIONS.reduces_lane_function(loaded)
+    predicate = LANE_FUNCTIONS.compare_lane_values(loaded, _constant(0), Value(Level.THREAD))
+    assert LANE_FUNCTIONS.reduces_lane_function(predicate)
+    assert not LANE_FUNCTIONS.reduces_lane_function(LANE_FUNCTIONS.compare_lane_values(loaded, Value(Level.WARP), Value(Level.THREAD)))
     by_thread = ARITHMETIC.arithmetic(_op("add.s32"), [Value(Level.CTA), ARITHMETIC.arithmetic(_op("shl.b32"), [tid, _constant(2)])])
-    assert ARITHMETIC.loaded_by_lane(by_thread, 32) is None
+    assert LANE_FUNCTIONS.loaded_by_lane(by_thread, 32) is None
     by_warp = ARITHMETIC.arithmetic(_op("shr.u32"), [tid, _constant(5)])
-    assert ARITHMETIC.loaded_by_lane(by_warp, 32) is None
+    assert LANE_FUNCTIONS.loaded_by_lane(by_warp, 32) is None
     from ptxlint.analyses.threads.lane_sets import ThreadSpace
 
-    partial_warp = ThreadIndexArithmetic(LaneModel(BlockShape(48, 1, 1, 48, True, assumed=False)), ThreadSpace(48))
+    partial_warp = LaneFunctions(LaneModel(BlockShape(48, 1, 1, 48, True, assumed=False)), ThreadSpace(48))
     assert not partial_warp.reduces_lane_function(partial_warp.loaded_by_lane(address, 32))  # type: ignore[arg-type]

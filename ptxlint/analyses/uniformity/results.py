@@ -42,6 +42,8 @@ from ptxlint.analyses.uniformity.kinds import (
     VARYING,
     WARP_RESULT,
 )
+from ptxlint.analyses.uniformity.lane_functions import LaneFunctions
+from ptxlint.analyses.uniformity.thread_comparisons import ThreadIndexComparisons
 from ptxlint.analyses.uniformity.thread_index import ThreadIndexArithmetic, integer_only
 from ptxlint.isa.types import access_bytes
 from ptxlint.isa.barriers import cta_barrier_of
@@ -59,6 +61,8 @@ class ResultValues:
         self._data = data
         self._parameters = parameters
         self._thread_index = ThreadIndexArithmetic(inputs.lanes, inputs.space)
+        self._comparisons = ThreadIndexComparisons(inputs.lanes, inputs.space)
+        self._lane_functions = LaneFunctions(inputs.lanes, inputs.space)
         self._origins: dict[tuple[int, str], Origin] = {}
         # Per instruction whose result differs per lane whatever its operands: that value.
         self._lane_results: dict[int, Value] = {}
@@ -139,7 +143,7 @@ class ResultValues:
         membermask = instruction.operands[-1] if instruction.operands else None
         if membermask is not None and self._data.constant_operand(membermask, instruction, state) in _FULL_MASKS:
             sources = instruction.sources
-            if len(sources) == 2 and self._thread_index.reduces_lane_function(
+            if len(sources) == 2 and self._lane_functions.reduces_lane_function(
                 self._data.operand_value(sources[0], instruction, state)
             ):
                 return UNIFORM  # every warp reduces the same lane values (`buf[lane]`)
@@ -224,7 +228,7 @@ class ResultValues:
             return UNIFORM
         if address.base is not None and not address.extra:  # `[%r6+8]`: the register's form holds
             base = self._data.operand_value(address.base, instruction, state)
-            by_lane = self._thread_index.loaded_by_lane(base, 8 * (access_bytes(modifiers) or 8))
+            by_lane = self._lane_functions.loaded_by_lane(base, 8 * (access_bytes(modifiers) or 8))
             if by_lane is not None:
                 return by_lane
         origin = value.origin or Origin(address.span, "the address differs between threads")
@@ -258,10 +262,10 @@ class ResultValues:
             if type(value.bits) is not TidSet:
                 return fallback
             masks.append(value.bits.mask)
-        return self._thread_index.predicate_logic(base, masks, fallback)
+        return self._comparisons.predicate_logic(base, masks, fallback)
 
     def _compare(self, instruction: ir.Instruction, state: State) -> Value:
-        """`setp.cmp p, a, b`: see ``thread_index.ThreadIndexArithmetic.compare``."""
+        """`setp.cmp p, a, b`: see ``thread_comparisons.ThreadIndexComparisons.compare``."""
         fallback = self._data.sources_value(instruction, state)
         sources = instruction.sources
         if fallback.level == Level.CTA or len(sources) != 2:
@@ -276,12 +280,12 @@ class ResultValues:
         if type(value.bits) is TidDependence or (other is not None and type(other.bits) is TidDependence):
             if other is None:
                 other = self._data.operand_value(right, instruction, state)
-            return self._thread_index.compare_lane_values(value, other, fallback)
+            return self._lane_functions.compare_lane_values(value, other, fallback)
         if other is not None:
             modifiers = instruction.opcode.modifiers
-            same_field = self._thread_index.compare_same_field(modifiers, value, other, fallback)
+            same_field = self._comparisons.compare_same_field(modifiers, value, other, fallback)
             if same_field is not fallback:
                 return same_field
-            return self._thread_index.compare_with_bound(modifiers, value, other, fallback)
+            return self._comparisons.compare_with_bound(modifiers, value, other, fallback)
         exact = len(instruction.destinations) == 1
-        return self._thread_index.compare(instruction.opcode.modifiers, value, constant, swapped, fallback, exact)
+        return self._comparisons.compare(instruction.opcode.modifiers, value, constant, swapped, fallback, exact)

@@ -4,8 +4,10 @@ A value of the uniformity lattice may carry an exact symbolic form (``Value.bits
 a uniform multiple of a power of two, a `%tid.x` bit field plus an addend (:class:`TidBits`),
 the `%tid.x` bits each result bit depends on (:class:`TidDependence`), or, for predicates, the
 exact set of threads in which it is true (:class:`TidSet`). This module is the transfer of those
-forms through integer arithmetic and comparisons, and the level each form implies: `%tid.x >> 5`
-is one value per warp, `(%tid.x & 127) < 32` holds for whole warps, `%tid.x == 0` in one thread.
+forms through integer arithmetic, and the level each form implies: `%tid.x >> 5` is one value per
+warp, `%tid.x & 31` the lane. Comparisons of the forms (`(%tid.x & 127) < 32` holds for whole
+warps, `%tid.x == 0` in one thread) are ``thread_comparisons.py``; values that are the same
+function of the lane in every warp, ``lane_functions.py``.
 
 It knows nothing of registers or control: the uniformity transfer (``data.py``) evaluates the
 operands and hands their values here.
@@ -20,9 +22,7 @@ from ptxlint.analyses.threads.tid_fields import (
     Level,
     Multiple,
     TidBits,
-    TidBound,
     TidDependence,
-    TidSet,
     alignment_of,
     carried,
     combined,
@@ -35,25 +35,13 @@ from ptxlint.analyses.threads.tid_fields import (
     shift_right,
     shifted_left,
     shifted_right,
-    tid_set,
 )
 from ptxlint.analyses.threads.lane_sets import ThreadSpace
 from ptxlint.analyses.uniformity.lattice import UNIFORM, Value, at_most, constant_of, join, multiple_of, without_bits
-from ptxlint.isa.comparisons import MIRRORED, relation_of
 from ptxlint.isa.types import integer_types
 
 
 _INTEGER_TYPE_PREFIXES = ("u", "s", "b")
-_WARP_BITS = 5  # log2 of the warp size
-
-
-def _consecutive_in_warps(bits: TidBits) -> bool:
-    """`%tid.x` plus an addend that keeps each warp's values one aligned run of 32: a CTA-uniform
-    addend (the global index `ctaid * ntid + tid`), or a warp-uniform multiple of 32 (the linear
-    index `tid.y * ntid.x + tid.x` in a block whose x extent is a multiple of 32)."""
-    if bits.unknown is None or bits.unknown_level == Level.CTA:
-        return True
-    return bits.unknown_level == Level.WARP and bits.unknown >= _WARP_BITS
 _ZERO = Value(Level.CTA, Constant(0))
 # The widest register: shifting a value this far or further leaves nothing.
 _REGISTER_BITS = 64
@@ -80,9 +68,6 @@ class ThreadIndexArithmetic:
     def __init__(self, lanes: LaneModel, space: ThreadSpace | None) -> None:
         self.lanes = lanes
         self.space = space
-        # Per thread set (a `%tid.x` mask): the level at which it is uniform (see
-        # ``tid_set_value``); a function compares the same few sets at every visit.
-        self._mask_levels: dict[int, Level | None] = {}
 
     def arithmetic(self, opcode: ir.Opcode, values: list[Value]) -> Value:
         """Integer `mov`/`cvt`/`add`/`mul`/`mad`/`shr`/`shl`/`and`/`div`/`rem`/`bfe` of operands
@@ -99,173 +84,6 @@ class ThreadIndexArithmetic:
         for value in values:
             fallback = join(fallback, value)
         return without_bits(fallback)
-
-    def predicate_logic(self, base: str, masks: list[int], fallback: Value) -> Value:
-        """`mov`/`not`/`and`/`or`/`xor` of predicates true in exactly the threads of ``masks``."""
-        everyone = (1 << self.space.bound) - 1  # type: ignore[union-attr]
-        if base == "mov" and len(masks) == 1:
-            mask = masks[0]
-        elif base == "not" and len(masks) == 1:
-            mask = ~masks[0] & everyone
-        elif len(masks) == 2:
-            first, second = masks
-            mask = first & second if base == "and" else first | second if base == "or" else first ^ second
-        else:
-            return fallback
-        return self.tid_set_value(mask, fallback)
-
-    def compare(
-        self, modifiers: tuple[str, ...], left: Value, constant: int | None, swapped: bool, fallback: Value, exact: bool
-    ) -> Value:
-        """`setp.cmp p, left, constant` (written `constant, left` when ``swapped``): uniform over
-        every aligned group of threads that the threshold does not split (`%tid.x < 128` is the
-        same in a warp, even a warpgroup); with ``exact``, the exact set of threads where it is
-        true when the thread space allows."""
-        if exact and self.space is not None:
-            exactly = self._compare_exactly(modifiers, left, constant, swapped, fallback)
-            if exactly is not fallback:
-                level = min(exactly.level, self._compare_level(modifiers, left, constant, swapped, fallback).level)
-                return exactly if level == exactly.level else Value(level, exactly.bits, exactly.origin)
-        return self._compare_level(modifiers, left, constant, swapped, fallback)
-
-    def _compare_level(
-        self, modifiers: tuple[str, ...], value: Value, constant: int | None, swapped: bool, fallback: Value
-    ) -> Value:
-        relation = relation_of(modifiers)
-        if relation is None or relation.order in ("eq", "ne"):
-            return fallback
-        comparison = MIRRORED[relation.order] if swapped else relation.order
-        bits = value.bits
-        if constant is None or type(bits) is not TidBits:
-            return fallback
-        if bits.unknown is not None:
-            return self._compare_with_addend(comparison, value, bits, constant, fallback)
-        signed = any(signed for _, signed in integer_types(modifiers))
-        if bits.offset < 0 and not signed:
-            return fallback  # field + offset may wrap around below zero
-        # field + offset < constant  ⟺  field < constant - offset
-        constant -= bits.offset
-        if constant < 0:
-            level = Level.CTA  # below every field value (signed) or unreachable after the check above
-        else:
-            threshold = constant if comparison in ("lt", "ge") else constant + 1
-            level = self.lanes.level_of_threshold(bits.field_only(), threshold)
-        return at_most(Value(value.level, None, value.origin), level)
-
-    def compare_with_bound(self, modifiers: tuple[str, ...], left: Value, right: Value, fallback: Value) -> Value:
-        """`setp.cmp p, a, b` of the thread index and a CTA-uniform bound that is no constant (either
-        way round): true in a run of consecutive threads (:class:`TidBound`); else ``fallback``."""
-        relation = relation_of(modifiers)
-        if relation is None or relation.order in ("eq", "ne") or fallback.level != Level.THREAD:
-            return fallback
-        for index, bound in ((left, right), (right, left)):
-            bits = index.bits
-            if (
-                type(bits) is TidBits and bits.low == 0 and bits.position == 0 and bits.high is None
-                and _consecutive_in_warps(bits) and bound.level == Level.CTA
-            ):  # fmt: skip
-                return Value(fallback.level, TidBound(), fallback.origin)
-        return fallback
-
-    def compare_same_field(self, modifiers: tuple[str, ...], left: Value, right: Value, fallback: Value) -> Value:
-        """`setp.cmp p, a, b` where both sides are the same `%tid.x` field plus addends
-        (`for (t = start + tid; t < end + tid; t += C)`): the field cancels, so an integer
-        comparison is as uniform as the addends. Exactly so for `eq`/`ne` (equality modulo the
-        register's width); for the orders as long as neither side wraps around the register,
-        which C rules out for `int` and a loop bound that wrapped would break anyway."""
-        first, second = left.bits, right.bits
-        if (
-            type(first) is not TidBits or type(second) is not TidBits
-            or (first.low, first.high, first.position) != (second.low, second.high, second.position)
-        ):  # fmt: skip
-            return fallback
-        if relation_of(modifiers) is None or not integer_types(modifiers):
-            return fallback  # a float comparison rounds each thread's sum its own way
-        level = Level.CTA
-        for bits in (first, second):
-            if bits.unknown is not None:
-                level = max(level, bits.unknown_level)
-        return at_most(Value(fallback.level, None, fallback.origin), level)
-
-    def lane_dependence(self, value: Value) -> TidDependence | None:
-        """The `%tid.x` bits a thread-varying value depends on, when they are lane bits only and
-        the rest of the value is CTA-uniform: the same function of the lane in every warp."""
-        if value.level != Level.THREAD or not self.lanes.warp_bits_ok or type(value.bits) not in (TidBits, TidDependence):
-            return None
-        dependence = dependence_of(value.bits, self.lanes.tid_bits)
-        if dependence is None or dependence.lowest is None:
-            return None
-        union = 0
-        for bits in dependence.bits:
-            union |= bits
-        return dependence if union < 1 << _WARP_BITS else None
-
-    def loaded_by_lane(self, address: Value, width: int) -> Value | None:
-        """A load from an address that is the same function of the lane in every warp reads the
-        same locations in every warp, so it loads the same values (a race aside, as a load from a
-        uniform address assumes): a block reduction's `partial[lane]` after the barrier."""
-        dependence = self.lane_dependence(address)
-        if dependence is None:
-            return None
-        union = 0
-        for bits in dependence.bits:
-            union |= bits
-        return Value(Level.THREAD, TidDependence((union,) * min(width, _REGISTER_BITS)), address.origin)
-
-    def compare_lane_values(self, left: Value, right: Value, fallback: Value) -> Value:
-        """`setp.cmp p, a, b` of a lane function and a CTA-uniform value: a lane function."""
-        for varying, other in ((left, right), (right, left)):
-            if other.level != Level.CTA:
-                continue
-            dependence = self.lane_dependence(varying)
-            if dependence is not None:
-                union = 0
-                for bits in dependence.bits:
-                    union |= bits
-                return Value(fallback.level, TidDependence((union,)), fallback.origin)
-        return fallback
-
-    def reduces_lane_function(self, operand: Value) -> bool:
-        """Whether a full-mask `vote`/`redux` of ``operand`` is the same in every warp: it reduces
-        a function of the lane only, and every warp has all 32 lanes (a block of whole warps, or
-        one whose size is not declared)."""
-        whole_warps = self.space is None or self.space.bound % (1 << _WARP_BITS) == 0
-        return whole_warps and self.lane_dependence(operand) is not None
-
-    def _compare_with_addend(self, comparison: str, value: Value, bits: TidBits, constant: int, fallback: Value) -> Value:
-        """`%tid.x + addend < constant` with an unknown addend (the linear index `tid.y * ntid.x +
-        tid.x < 32` tests for warp 0). The addend is a multiple of ``2**a``: an aligned group of
-        ``2**g`` threads, g ≤ a, holds ``2**g`` consecutive values starting at a multiple of
-        ``2**g`` (wrapped around the register or not), so a threshold that is a multiple of
-        ``2**g`` puts the whole group on one side. As uniform as that and as the addend."""
-        if bits.low != 0 or bits.position != 0 or bits.high is not None:
-            return fallback
-        threshold = constant if comparison in ("lt", "ge") else constant + 1
-        group = bits.addend_alignment
-        if threshold:
-            group = min(group, (threshold & -threshold).bit_length() - 1)
-        level = max(self.lanes.level_of_group_bits(group), bits.unknown_level)
-        return at_most(Value(value.level, None, value.origin), level)
-
-    def _compare_exactly(
-        self, modifiers: tuple[str, ...], value: Value, constant: int | None, swapped: bool, fallback: Value
-    ) -> Value:
-        """The comparison as the exact set of threads in which it is true."""
-        relation = relation_of(modifiers)
-        if relation is None:
-            return fallback
-        comparison = MIRRORED[relation.order] if swapped else relation.order
-        bits = value.bits
-        if constant is None or type(bits) is not TidBits:
-            return fallback
-        types = integer_types(modifiers)
-        width = types[0][0] if types else 32
-        signed = any(signed for _, signed in types)
-        constant &= (1 << width) - 1
-        if signed and constant >= 1 << (width - 1):
-            constant -= 1 << width
-        mask = tid_set(bits, comparison, constant, self.space.bound)  # type: ignore[union-attr]
-        return fallback if mask is None else self.tid_set_value(mask, fallback)
 
     def _exact(self, base: str, opcode: ir.Opcode, values: list[Value]) -> Value | None:
         if base == "mov" or base == "cvt":
@@ -469,17 +287,3 @@ class ThreadIndexArithmetic:
         if bits.unknown is not None:
             level = max(level, bits.unknown_level)
         return at_most(without_bits(first), level)
-
-    def tid_set_value(self, mask: int, fallback: Value) -> Value:
-        """A predicate true in exactly the threads of ``mask``, at the level its shape allows."""
-        space = self.space
-        if mask in self._mask_levels:
-            level = self._mask_levels[mask]
-        else:
-            threads = space.restrict(space.everyone, mask)  # type: ignore[union-attr]
-            level = self._mask_levels[mask] = space.level(threads)  # type: ignore[union-attr]
-        if level is None or level > fallback.level:
-            level = fallback.level
-        if level == Level.CTA and mask not in (0, (1 << space.bound) - 1):  # type: ignore[union-attr]
-            level = Level.WARP  # all of a warp, but not every warp: not CTA-uniform
-        return Value(level, TidSet(mask), fallback.origin if level > Level.CTA else None)
