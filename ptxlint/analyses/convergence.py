@@ -197,11 +197,14 @@ def _side(site: Site, branch: Divergence) -> int | None:
 @record(slots=True)
 class Excluded:
     """Lanes that execute a membermask collective although its constant ``mask`` leaves them
-    out: the ``lanes`` of warp ``warp``."""
+    out: the ``lanes`` of warp ``warp``. ``assumed`` is true when the kernel does not declare its
+    block size (`.reqntid`, `.maxntid`), so that those lanes exist only because blocks are taken
+    to be whole warps: a kernel launched with fewer threads has no such lanes."""
 
     warp: int
     mask: int
     lanes: int
+    assumed: bool = False
 
 
 def lanes_outside_mask(site: Site) -> Excluded | None:
@@ -217,7 +220,9 @@ def lanes_outside_mask(site: Site) -> Excluded | None:
     for warp, present in enumerate(lanes):
         outside = present & ~mask
         if outside:
-            return Excluded(warp, mask, outside)
+            function = site.function.function
+            assumed = function.directive(".reqntid") is None and function.directive(".maxntid") is None
+            return Excluded(warp, mask, outside, assumed)
     return None
 
 

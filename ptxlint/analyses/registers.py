@@ -15,6 +15,7 @@ from typing import Callable, Iterable
 from ptxlint.cfg import ControlFlowGraph
 from ptxlint.context import ModuleContext
 from ptxlint.ir import Function, Immediate, Instruction, Operand, Register, Sink, SpecialRegister, Symbol, registers_in
+from ptxlint.isa.special_registers import PREDEFINED_CONSTANTS
 from ptxlint.passes import Describe, Pass
 from ptxlint.records import record
 
@@ -181,6 +182,8 @@ class Registers:
     def _constant(self, operand: Operand | None, scope: int, depth: int) -> Constant | None:
         if type(operand) is Immediate:
             return Constant(operand.value, ()) if type(operand.value) is int else None
+        if type(operand) is SpecialRegister and operand.name in PREDEFINED_CONSTANTS:
+            return Constant(PREDEFINED_CONSTANTS[operand.name], ())
         if type(operand) is not Register or depth > _MOV_CHAIN:
             return None
         writers = self.writers.get(self.key(operand.name, scope), ())

@@ -50,6 +50,11 @@ UNIFORMITY: dict[str, str] = {
 }
 
 
+# Predefined identifiers that read as constants (PTX ISA, "Predefined Identifiers"): nvcc writes
+# CUDA's `warpSize` as `WARP_SZ` (`mov.u32 %r26, WARP_SZ; div.u32 %r1, %r23, %r26;`).
+PREDEFINED_CONSTANTS: dict[str, int] = {"WARP_SZ": 32}
+
+
 def special_register_base(name: str) -> str | None:
     """The table key for a special-register operand (`%tid.x` → `%tid`, `%envreg7` → `%envreg`),
     or None when ``name`` is not a special register."""

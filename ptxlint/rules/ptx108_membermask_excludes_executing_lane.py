@@ -58,7 +58,10 @@ Only instructions whole warps execute are judged: under a guard or branch that m
 taken, or inside a `.func`, the executing lanes are not known for certain. A mask computed at run
 time (CUB's logical-warp masks, `__activemask()`) is not judged; one the kernel writes with a
 single `mov` of a constant, as nvcc does, is. Lanes are told from `%tid.x` under the block
-assumption of PTX101 (`assume-1d-block`).
+assumption of PTX101 (`assume-1d-block`). A block is taken to be whole warps unless the kernel
+declares fewer threads: a kernel written for blocks smaller than a warp (a reduction instantiated
+for 16 threads with mask `0xffff`) declares it with `__launch_bounds__(16)` (`.maxntid 16`), and
+is then not reported; the finding says when it rests on this.
 """
 
 from __future__ import annotations
@@ -91,7 +94,15 @@ def check(context: ModuleContext) -> Iterable[Diagnostic]:
             f"name every lane that executes `{name}` in the mask (`0xffffffff` for the whole warp, CUDA's "
             "`__shfl_sync(0xffffffff, …)`), or compute each group's mask from the lane index for a sub-warp operation"
         )
-        yield RULE.diagnostic(site.instruction.span, message, labels=mask_labels(site), help=help)
+        notes = (
+            (
+                "the kernel does not declare its block size, so it is taken to be whole warps; a kernel launched "
+                "with fewer threads than the mask's lanes says so with `__launch_bounds__(N)` (`.maxntid N`)",
+            )
+            if excluded.assumed
+            else ()
+        )
+        yield RULE.diagnostic(site.instruction.span, message, labels=mask_labels(site), help=help, notes=notes)
 
 
 RULE = Rule(

@@ -47,6 +47,7 @@ from ptxlint.analyses.threads.values_lattice import (
 )
 from ptxlint.ir import Address, Immediate, Instruction, Negated, Operand, Pair, Register, SpecialRegister, Symbol
 from ptxlint.isa.comparisons import RELATIONS
+from ptxlint.isa.special_registers import PREDEFINED_CONSTANTS
 from ptxlint.isa.tcgen05 import operation
 
 # Special registers whose value is the same in every thread of the CTA stay absent (unknown but
@@ -228,6 +229,8 @@ class WarpEvaluator:
             return known
         if name == "%tid.x" and self._tid_x_is_linear:
             return THREAD_INDEX
+        if name in PREDEFINED_CONSTANTS:
+            return PREDEFINED_CONSTANTS[name]
         if name.startswith(_THREAD_VARYING_SPECIALS):
             return VARYING
         return None

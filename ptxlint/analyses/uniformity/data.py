@@ -30,7 +30,7 @@ from ptxlint.analyses.uniformity.lattice import (
     without_bits,
 )
 from ptxlint.analyses.uniformity.kinds import LOCAL_KEY
-from ptxlint.isa.special_registers import UNIFORMITY, special_register_base
+from ptxlint.isa.special_registers import PREDEFINED_CONSTANTS, UNIFORMITY, special_register_base
 
 
 class DataTransfer:
@@ -323,6 +323,8 @@ class DataTransfer:
         level_name = UNIFORMITY.get(base, "thread") if base is not None else "thread"
         if base == "%tid":
             return self._thread_index_value(operand)
+        if name in PREDEFINED_CONSTANTS:
+            return Value(Level.CTA, Constant(PREDEFINED_CONSTANTS[name]))
         if level_name == "thread":
             return Value(Level.THREAD, None, Origin(operand.span, f"`{name}` varies per thread"))
         if level_name == "volatile":
