@@ -181,3 +181,26 @@ def test_a_warp_reduction_of_a_lane_function_is_the_same_in_every_warp() -> None
 
     partial_warp = LaneFunctions(LaneModel(BlockShape(48, 1, 1, 48, True, assumed=False)), ThreadSpace(48))
     assert not partial_warp.reduces_lane_function(partial_warp.loaded_by_lane(address, 32))  # type: ignore[arg-type]
+
+
+def test_a_bound_that_is_a_multiple_of_32_splits_no_warp() -> None:
+    """`tid < (word >> 11) & 0x1fe0` (a thread count of whole warps read from memory) holds for
+    whole warps, whatever the word, and so does a warp-uniform bound of whole warps (`n - (p ?
+    32 : 0)` chosen per warp); `tid <= bound` and a multiple of 16 do not."""
+    tid = Value(Level.THREAD, TID_X)
+    word = Value(Level.CTA)
+    count = ARITHMETIC.arithmetic(_op("and.b32"), [ARITHMETIC.arithmetic(_op("shr.u32"), [word, _constant(11)]), _constant(0x1FE0)])
+    assert count.level == Level.CTA and count.bits == Multiple(5)
+    fallback = Value(Level.THREAD)
+    assert COMPARISONS.compare_with_bound(("lt", "s32"), tid, count, fallback).level == Level.WARP
+    assert COMPARISONS.compare_with_bound(("le", "s32"), count, tid, fallback).level == Level.WARP  # count <= tid: tid >= count
+    assert COMPARISONS.compare_with_bound(("le", "s32"), tid, count, fallback).level == Level.THREAD
+    less_a_warp = ARITHMETIC.arithmetic(_op("sub.s32"), [count, Value(Level.WARP, Multiple(5))])
+    assert less_a_warp.level == Level.WARP and less_a_warp.bits == Multiple(5)
+    assert COMPARISONS.compare_with_bound(("ge", "s32"), tid, less_a_warp, fallback).level == Level.WARP
+    sixteen = ARITHMETIC.arithmetic(_op("and.b32"), [word, _constant(0x1FF0)])
+    assert COMPARISONS.compare_with_bound(("lt", "s32"), tid, sixteen, fallback).level == Level.THREAD
+    for word_value in (0, 0x5A5A5A5A, 0xFFFFFFFF, 0x00123800):
+        bound = (word_value >> 11) & 0x1FE0
+        for warp in range(32):
+            assert len({t < bound for t in range(32 * warp, 32 * warp + 32)}) == 1

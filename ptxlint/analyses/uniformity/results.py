@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ptxlint import ir
-from ptxlint.analyses.threads.tid_fields import Level, TidBound, TidDependence, TidSet
+from ptxlint.analyses.threads.tid_fields import Level, Multiple, TidBound, TidDependence, TidSet, alignment_of
 from ptxlint.analyses.uniformity.calls import Parameters
 from ptxlint.analyses.uniformity.data import DataTransfer
 from ptxlint.analyses.uniformity.inputs import FunctionInputs
@@ -23,6 +23,7 @@ from ptxlint.analyses.uniformity.lattice import (
     State,
     Value,
     constant_of,
+    multiple_of,
     join,
     subject_text,
     with_level,
@@ -111,7 +112,18 @@ class ResultValues:
         than whatever made ``c`` vary further back."""
         value = self._data.sources_value(instruction, state)
         sources = instruction.sources
-        if value.level == Level.CTA or len(sources) != 3:
+        if len(sources) != 3:
+            return value
+        if value.bits is None and value.level <= Level.WARP:
+            # Both values a multiple of 2**k (`p ? 32 : 0`, a thread count less a warp): so is
+            # the one chosen.
+            alignment = min(
+                alignment_of(self._data.operand_value(sources[0], instruction, state).bits),
+                alignment_of(self._data.operand_value(sources[1], instruction, state).bits),
+            )
+            if alignment:
+                return multiple_of(alignment) if value.level == Level.CTA else Value(value.level, Multiple(alignment), value.origin)
+        if value.level == Level.CTA:
             return value
         chosen = join(self._data.operand_value(sources[0], instruction, state), self._data.operand_value(sources[1], instruction, state))
         if chosen.level >= value.level:

@@ -10,7 +10,7 @@ The arithmetic that builds the forms is ``thread_index.py``; the uniformity tran
 from __future__ import annotations
 
 from ptxlint.analyses.threads.lane_sets import ThreadSpace
-from ptxlint.analyses.threads.tid_fields import LaneModel, Level, TidBits, TidBound, TidSet, tid_set
+from ptxlint.analyses.threads.tid_fields import LaneModel, Level, TidBits, TidBound, TidSet, alignment_of, tid_set
 from ptxlint.analyses.uniformity.lattice import Value, at_most
 from ptxlint.isa.comparisons import MIRRORED, relation_of
 from ptxlint.isa.types import integer_types
@@ -82,6 +82,9 @@ class ThreadIndexComparisons:
         relation = relation_of(modifiers)
         if relation is None or relation.order in ("eq", "ne") or fallback.level != Level.THREAD:
             return fallback
+        aligned = self._compare_with_aligned_bound(relation.order, left, right, fallback)
+        if aligned is not fallback:
+            return aligned
         for index, bound in ((left, right), (right, left)):
             bits = index.bits
             if (
@@ -89,6 +92,29 @@ class ThreadIndexComparisons:
                 and _consecutive_in_warps(bits) and bound.level == Level.CTA
             ):  # fmt: skip
                 return Value(fallback.level, TidBound(), fallback.origin)
+        return fallback
+
+    def _compare_with_aligned_bound(self, order: str, left: Value, right: Value, fallback: Value) -> Value:
+        """`%tid.x + addend < bound` where the bound is a known multiple of ``2**k``
+        (a thread count `nwarps * 32`): the threshold splits no aligned group of ``2**k``
+        threads, so the comparison is as uniform as such groups and the addend (as for a
+        constant threshold, :meth:`_compare_with_addend`). Only `<` and `>=` have the bound as
+        their threshold; `<=` and `>` have the bound plus one."""
+        for index, bound, threshold_orders in ((left, right, ("lt", "ge")), (right, left, ("gt", "le"))):
+            bits = index.bits
+            if (
+                order not in threshold_orders or type(bits) is not TidBits or bound.level == Level.THREAD
+                or bits.low != 0 or bits.position != 0 or bits.high is not None
+            ):  # fmt: skip
+                continue
+            group = min(alignment_of(bound.bits), bits.addend_alignment)
+            if group <= 0:
+                continue
+            # A bound uniform only per warp still splits no aligned group of its own warp.
+            level = max(self.lanes.level_of_group_bits(group), bound.level)
+            if bits.unknown is not None:
+                level = max(level, bits.unknown_level)
+            return at_most(Value(fallback.level, None, fallback.origin), level)
         return fallback
 
     def compare_same_field(self, modifiers: tuple[str, ...], left: Value, right: Value, fallback: Value) -> Value:

@@ -45,6 +45,7 @@ _INTEGER_TYPE_PREFIXES = ("u", "s", "b")
 _ZERO = Value(Level.CTA, Constant(0))
 # The widest register: shifting a value this far or further leaves nothing.
 _REGISTER_BITS = 64
+_WORD_BITS = 32  # the alignment of 0
 # Integer operations whose result bits depend on known bits of their operands.
 _DEPENDENCE_OPERATIONS = frozenset({"and", "or", "xor", "shl", "shr", "add", "sub", "mul", "mad"})
 
@@ -105,9 +106,21 @@ class ThreadIndexArithmetic:
             return None
         if type(first.bits) is TidBits:
             return self._bits_value(base, opcode, first.bits, constant, first)
+        if base == "and" and first.level != Level.THREAD and constant_of(first) is None:
+            return self._masked_alignment(first, constant)
         if first.bits is None and first.level in (Level.CTA, Level.THREAD):
             return None
         return self._uniform_arithmetic(base, first, constant)
+
+    def _masked_alignment(self, first: Value, constant: int) -> Value:
+        """`x & c` of a uniform value nothing else is known of: a multiple of the lowest set bit
+        of ``c`` (NCCL's thread count, `(word >> 11) & 0x1fe0`, is a multiple of 32)."""
+        if constant == 0:
+            return _ZERO
+        alignment = max(alignment_of(first.bits), (constant & -constant).bit_length() - 1)
+        if first.level == Level.CTA:
+            return multiple_of(alignment)
+        return Value(first.level, Multiple(alignment), first.origin) if alignment else without_bits(first)
 
     def _dependence(self, opcode: ir.Opcode, values: list[Value]) -> Value | None:
         """Bitwise arithmetic on `%tid.x` fields that no single field describes, as the
@@ -178,7 +191,12 @@ class ThreadIndexArithmetic:
                 bits = TidBits(bits.low, bits.high, bits.position, bits.offset, unknown, level)
             return Value(first.level, bits, first.origin)
         if first.level != Level.CTA or second.level != Level.CTA:
-            return None
+            # Warp-uniform multiples (a thread count less a warp, chosen per warp) stay multiples.
+            alignment = min(alignment_of(first.bits), alignment_of(second.bits))
+            if not alignment or Level.THREAD in (first.level, second.level):
+                return None
+            varying = first if first.level >= second.level else second
+            return Value(varying.level, Multiple(min(alignment, _WORD_BITS)), varying.origin)
         first_constant, second_constant = constant_of(first), constant_of(second)
         if first_constant is not None and second_constant is not None:
             return Value(Level.CTA, Constant(first_constant + sign * second_constant))
@@ -229,6 +247,9 @@ class ThreadIndexArithmetic:
                 return multiple_of(alignment_of(first.bits) + constant)
             return Value(Level.CTA, Constant(value << constant))  # constant < 64: see _exact
         if value is None:
+            alignment = alignment_of(first.bits)
+            if base == "shr" and 0 <= constant < alignment:
+                return multiple_of(alignment - constant)  # the low zeros left of an aligned value
             return None
         if base == "shr" and constant >= 0:
             return Value(Level.CTA, Constant(value >> constant))
