@@ -6,7 +6,7 @@ keys each register by its name."""
 from __future__ import annotations
 
 from ptxlint.analyses.registers import Registers, register_of_key
-from ptxlint.ir import Operand
+from ptxlint.ir import Operand, Register
 
 from test_cfg import function_of
 
@@ -108,3 +108,38 @@ L2:
     assert value(destination, shuffle.scope) is None  # written by the shuffle itself
     assert value(add.operands[1], add.scope) is None  # a guarded mov may not run
     assert value(add.operands[2], add.scope) == 1  # an immediate
+
+
+
+def test_an_address_is_a_variable_plus_a_constant_through_movs_and_adds() -> None:
+    """nvcc's local frame: `mov %SPL, __local_depot; add %rd1, %SPL, 0; add %rd44, %rd1, 4`
+    points at the depot plus 4; an address that two writes set differently, a register added to
+    another register, or a guarded write, points nowhere known."""
+    registers = Registers(function_of("""
+	.reg .b64 %rd<8>;
+	.local .align 8 .b8 depot[16];
+	mov.u64 %rd1, depot;
+	add.u64 %rd2, %rd1, 0;
+	add.s64 %rd3, %rd2, 4;
+	add.s64 %rd4, 8, %rd3;
+	add.s64 %rd5, %rd3, %rd2;
+	mov.u64 %rd6, %rd3;
+	@%p1 bra L1;
+	mov.u64 %rd6, %rd4;
+L1:
+	@%p1 mov.u64 %rd7, depot;
+	ld.local.u32 %r1, [%rd4];
+	ret;
+"""))
+    load = next(instruction for instruction in registers.instructions if instruction.opcode.base == "ld")
+    scope = load.scope
+
+    def place(name: str) -> tuple[str, int] | None:
+        return registers.symbol_offset(Register(name, load.span), scope)
+
+    assert place("%rd2") == ("depot", 0)
+    assert place("%rd3") == ("depot", 4)
+    assert place("%rd4") == ("depot", 12)  # the constant on either side
+    assert place("%rd5") is None  # two registers added
+    assert place("%rd6") is None  # two writes, two places
+    assert place("%rd7") is None  # a guarded write

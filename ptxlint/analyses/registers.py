@@ -46,6 +46,7 @@ class Constant:
 
 
 _MOV_CHAIN = 4  # `mov`s followed from a register to the immediate it copies
+_ADDRESS_CHAIN = 8  # `mov`s and constant `add`s followed from an address to its variable
 
 
 def register_of_key(key: str) -> str:
@@ -197,6 +198,38 @@ class Registers:
                 return None
             value = source.value
         return None if value is None else Constant(value, tuple(writers))
+
+    def symbol_offset(self, operand: Operand | None, scope: int) -> tuple[str, int] | None:
+        """Where an address operand read at ``scope`` points when that is a variable plus a
+        constant: a symbol, or a register every write of which is an unguarded `mov` of one, or
+        an `add` of a constant to such a register (nvcc's `mov.u64 %SPL, __local_depot0;
+        add.u64 %rd1, %SPL, 0; add.s64 %rd44, %rd1, 4;`)."""
+        return self._symbol_offset(operand, scope, 0)
+
+    def _symbol_offset(self, operand: Operand | None, scope: int, depth: int) -> tuple[str, int] | None:
+        if type(operand) is Symbol:
+            return operand.name, 0
+        if type(operand) is not Register or depth > _ADDRESS_CHAIN:
+            return None
+        found = None
+        for index in self.writers.get(self.key(operand.name, scope), ()):
+            writer = self.instructions[index]
+            base, operands = writer.opcode.base, writer.operands
+            if writer.guard is not None:
+                return None
+            if base == "mov" and len(operands) == 2:
+                place = self._symbol_offset(operands[1], writer.scope, depth + 1)
+            elif base == "add" and len(operands) == 3:
+                constant = next((o.value for o in operands[1:] if type(o) is Immediate and type(o.value) is int), None)
+                other = operands[2] if type(operands[1]) is Immediate else operands[1]
+                inner = None if constant is None else self._symbol_offset(other, writer.scope, depth + 1)
+                place = None if inner is None or constant is None else (inner[0], inner[1] + constant)
+            else:
+                return None
+            if place is None or (found is not None and place != found):
+                return None
+            found = place
+        return found
 
     def backward_slice(self, registers: Iterable[str], through: Callable[[int], bool] | None = None) -> tuple[set[str], set[int]]:
         """What ``registers`` are computed from: the registers followed and the instructions

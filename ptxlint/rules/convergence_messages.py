@@ -33,7 +33,7 @@ def condition_variation(divergence: Divergence, warp_scoped: bool = False) -> st
     check on the thread index says when it splits one, so that a reader can tell whether the
     kernel's launch rules that out."""
     if divergence.bounded and warp_scoped:
-        return "compares the thread index with a bound that splits a warp unless it is a multiple of 32"
+        return "compares the thread index with a bound that may fall inside a warp"
     return variation(divergence.level)
 
 

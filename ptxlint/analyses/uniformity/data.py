@@ -47,6 +47,7 @@ class DataTransfer:
         self._state_keys = static.names.written_more_than_once
         self._invariant = static.invariant
         self._private_local = static.private_local
+        self._local_frame = static.local_frame
         self._liveness = inputs.liveness
         self._key_bits = static.key_bits
         self._parameters = parameters
@@ -171,8 +172,14 @@ class DataTransfer:
         reads one of the values stored (see ``_load``)."""
         if not self._private_local or len(instruction.operands) < 2:
             return state
-        stored = without_bits(self.operand_value(instruction.operands[1], instruction, state))
-        return self.write(index, instruction, state, execution, ((LOCAL_KEY, False),), stored)
+        data = instruction.operands[1]
+        keys = self._local_frame.stores.get(index) if self._local_frame is not None else None
+        if keys is None or keys[0] == LOCAL_KEY or type(data) is not ir.Vector or len(keys) != len(data.elements):
+            stored = without_bits(self.operand_value(data, instruction, state))
+            return self.write(index, instruction, state, execution, tuple((key, False) for key in dict.fromkeys(keys or (LOCAL_KEY,))), stored)
+        # A vector store: each element to its own place.
+        values = [without_bits(self.operand_value(element, instruction, state)) for element in data.elements]
+        return self.write(index, instruction, state, execution, tuple((key, False) for key in keys), values)
 
     # --- along an edge
 

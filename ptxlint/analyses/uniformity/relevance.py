@@ -21,6 +21,7 @@ from ptxlint import ir
 from ptxlint.analyses.registers import Registers
 from ptxlint.analyses.uniformity.branches import BranchInfo
 from ptxlint.analyses.uniformity.kinds import CALL, EXIT, LOAD, LOCAL_KEY, STORE_LOCAL, STORE_PARAMETER
+from ptxlint.analyses.uniformity.local_frame import LocalFrame
 from ptxlint.callgraph import call_arguments, call_results, callee_name, parameter_store
 from ptxlint.isa.aligned import Collective
 from ptxlint.records import record
@@ -71,6 +72,13 @@ class FunctionShape:
         self.private_local = private_local
         self.registers = registers
         instructions = function.instructions
+        # `.local` memory slot by slot, where only this function's stores write it.
+        self.local_frame: LocalFrame | None = None
+        if private_local:
+            stores = [index for index, kind in enumerate(kinds) if kind == STORE_LOCAL]
+            loads = [index for index, kind in enumerate(kinds) if kind == LOAD and instructions[index].opcode.has("local")]
+            if loads:
+                self.local_frame = LocalFrame(function, registers, stores, loads)
         self.parameter_positions = {parameter.name: position for position, parameter in enumerate(function.parameters)}
         self.return_names = frozenset(parameter.name for parameter in function.return_parameters)
         # Per `.param` variable, the instructions that write it (a `st.param`, a call returning
@@ -206,8 +214,10 @@ class _DefUseChains:
         self._collectives = collectives
         self._registers = shape.registers
         self._arguments = arguments
-        # What `ld.local` reads (LOCAL_KEY): every `st.local`.
-        self._local_writers = [index for index, kind in enumerate(shape.kinds) if kind == STORE_LOCAL] if shape.private_local else []
+        # What a `ld.local` reads: the stores to the places it may read (see LocalFrame).
+        frame = shape.local_frame
+        self._local_reads = frame.loads if frame is not None else {}
+        self._local_writers = frame.writers if frame is not None else {}
         self.relevant: set[int] = set()
         self.valued: set[int] = set()
         self.order: list[int] = []  # every relevant instruction, in the order found
@@ -262,8 +272,9 @@ class _DefUseChains:
             if kind == CALL:
                 reached.extend(self._argument_writers(index, instruction))
             elif kind == LOAD and index in valued_set:
-                if shape.private_local and instruction.opcode.base in ("ld", "ldu") and instruction.opcode.has("local"):
-                    names = [*names, LOCAL_KEY]
+                local_keys = self._local_reads.get(index)
+                if local_keys is not None:
+                    names = [*names, *local_keys]
                 variable = _loaded_variable(instruction)
                 if variable is not None:
                     position = shape.parameter_positions.get(variable)
@@ -277,7 +288,7 @@ class _DefUseChains:
                 position = parameter_registers.get(name)
                 if position is not None:  # a `.reg` parameter: what a caller passes may be read
                     self.parameters_read.add(position)
-                reached.extend(self._local_writers if name == LOCAL_KEY else writers.get(name, ()))
+                reached.extend(self._local_writers.get(name, ()) if name.startswith(LOCAL_KEY) else writers.get(name, ()))
             for writer in reached:
                 if kinds[writer] == CALL:
                     self.results_read.add(writer)

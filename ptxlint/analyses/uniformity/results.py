@@ -59,6 +59,7 @@ class ResultValues:
     def __init__(self, inputs: FunctionInputs, data: DataTransfer, parameters: Parameters) -> None:
         self._space = inputs.space
         self._private_local = inputs.static.private_local
+        self._local_frame = inputs.static.local_frame
         self._data = data
         self._parameters = parameters
         self._thread_index = ThreadIndexArithmetic(inputs.lanes, inputs.space)
@@ -223,7 +224,12 @@ class ResultValues:
                 return self.varying(index, "`.local` memory is private to each thread", instruction.opcode_span)
             # One of the values this function stores to `.local` memory (each thread reads its
             # own copy), from a slot as uniform as the address.
-            stored = self._data.written_once_value(LOCAL_KEY)
+            frame = self._local_frame
+            stored = None
+            for key in frame.loads.get(index, (LOCAL_KEY,)) if frame is not None else (LOCAL_KEY,):
+                value = self._data.written_once_value(key)
+                if value is not None:
+                    stored = value if stored is None else join(stored, value)
             if stored is None:
                 stored = UNIFORM
             return without_bits(join(stored, self._data.operand_value(address, instruction, state)))

@@ -18,6 +18,7 @@ from ptxlint.isa.aligned import Collective
 from ptxlint.analyses.uniformity.kinds import (
     _KINDS, CALL, ELECT, EXIT, SHUFFLE, SOURCES, STORE_PARAMETER, instruction_kind,
 )
+from ptxlint.analyses.uniformity.local_frame import LocalFrame
 from ptxlint.analyses.uniformity.relevance import FunctionShape, Relevance
 from ptxlint.records import record
 
@@ -40,6 +41,7 @@ class StaticFacts:
     # No generic pointer to `.local` memory is ever made: only this function's `st.local`s
     # write it.
     private_local: bool
+    local_frame: LocalFrame | None  # its `.local` memory slot by slot, when private
     correlated: Correlated
     visited_by_block: Sequence[Sequence[int]]
     invariant: InvariantRegisters
@@ -131,7 +133,7 @@ def prepare_static(shape: FunctionShape, collectives: dict[int, Collective], rel
     key_bits = liveness.bits
     replayed = {block: _through_last_recorded(visited_by_block[block], recorded) for block in recorded_blocks}
     return StaticFacts(
-        names, branches, ending_at, plans, shape.private_local, correlated, visited_by_block, invariant, liveness, key_bits,
+        names, branches, ending_at, plans, shape.private_local, shape.local_frame, correlated, visited_by_block, invariant, liveness, key_bits,
         recorded_blocks, replayed, solved_blocks,
     )
 
