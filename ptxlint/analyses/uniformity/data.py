@@ -169,17 +169,18 @@ class DataTransfer:
 
     def store_local(self, index: int, instruction: ir.Instruction, state: State, execution: Divergence | None) -> State:
         """`st.local`: when only this function's stores write its `.local` memory, a `ld.local`
-        reads one of the values stored (see ``_load``)."""
+        reads one of the values stored at the places it overlaps (see ``LocalFrame``)."""
         if not self._private_local or len(instruction.operands) < 2:
             return state
         data = instruction.operands[1]
-        keys = self._local_frame.stores.get(index) if self._local_frame is not None else None
-        if keys is None or keys[0] == LOCAL_KEY or type(data) is not ir.Vector or len(keys) != len(data.elements):
-            stored = without_bits(self.operand_value(data, instruction, state))
-            return self.write(index, instruction, state, execution, tuple((key, False) for key in dict.fromkeys(keys or (LOCAL_KEY,))), stored)
-        # A vector store: each element to its own place.
-        values = [without_bits(self.operand_value(element, instruction, state)) for element in data.elements]
-        return self.write(index, instruction, state, execution, tuple((key, False) for key in keys), values)
+        frame = self._local_frame
+        keys = frame.stores.get(index, (LOCAL_KEY,)) if frame is not None else (LOCAL_KEY,)
+        if type(data) is ir.Vector and keys[0] != LOCAL_KEY and len(keys) == len(data.elements):
+            # Each element of a vector to its own place.
+            values = [without_bits(self.operand_value(element, instruction, state)) for element in data.elements]
+            return self.write(index, instruction, state, execution, tuple((key, False) for key in keys), values)
+        stored = without_bits(self.operand_value(data, instruction, state))
+        return self.write(index, instruction, state, execution, ((keys[0], False),), stored)
 
     # --- along an edge
 
